@@ -1,0 +1,269 @@
+"""The bound a derivation emits: a maximum over cases of expected constrained mixture divergences.
+
+001 Thm. 3.4 with Prop. 3.5 bounds ``Ψ_α(m_x ‖ m_{x'})`` (and, by 003 Thm. 3.4, ``H_γ``) by
+
+    Σ_p P(p) · max_ŷ Ψ_α( Σ_i w_i b_{ŷ_i} ‖ Σ_j v_j b_{ŷ'_j} )  s.t.  d_Y(ŷ_t, ŷ_u) ≤ D_p[t, u],
+
+where ``w_i = P(A_i)``, ``v_j = P(E_j)``, and ``D_p`` is a *constraint matrix* of pairwise distance
+bounds. For a ``d_Y``-compatible coupling (001 Cor. D.7) ``D_p`` depends only on the reference
+batch, and usually there is a single profile ``p``. A relation with several pair shapes
+(insertion *or* removal) gives the maximum over cases.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+import sympy as sp
+
+from otbound.errors import InvalidSpecification
+from otbound.simplify import is_identically_zero, tidy
+
+INFINITE = math.inf
+
+
+def _json_distance(value: float) -> int | None:
+    return None if value == INFINITE else int(value)
+
+
+@dataclass(frozen=True)
+class ConstraintMatrix:
+    """Upper bounds ``D[t, u]`` on ``d_Y(ŷ_t, ŷ_u)``; ``inf`` means unconstrained."""
+
+    labels: tuple[str, ...]
+    bounds: tuple[tuple[float, ...], ...]
+
+    @staticmethod
+    def from_pairs(labels: Iterable[str], pairs: Mapping[tuple[str, str], float]) -> "ConstraintMatrix":
+        """Build from bounds on some unordered pairs of labels; other pairs are unconstrained."""
+        labels = tuple(labels)
+        index = {label: i for i, label in enumerate(labels)}
+        rows = [[0.0 if i == j else INFINITE for j in range(len(labels))] for i in range(len(labels))]
+        for (t, u), value in pairs.items():
+            if t not in index or u not in index or t == u:
+                raise InvalidSpecification(f"constraint on unknown or equal labels ({t!r}, {u!r})")
+            if value < 0:
+                raise InvalidSpecification(f"distance bound for ({t}, {u}) must be >= 0, got {value}")
+            i, j = index[t], index[u]
+            rows[i][j] = rows[j][i] = min(rows[i][j], value)
+        return ConstraintMatrix(labels, tuple(tuple(row) for row in rows))
+
+    def bound(self, t: str, u: str) -> float:
+        return self.bounds[self.labels.index(t)][self.labels.index(u)]
+
+    def closure(self) -> "ConstraintMatrix":
+        """The tightest matrix with the same feasible set: ``d_Y`` obeys the triangle inequality."""
+        size = len(self.labels)
+        rows = [list(row) for row in self.bounds]
+        for k, i, j in itertools.product(range(size), repeat=3):
+            if rows[i][k] + rows[k][j] < rows[i][j]:
+                rows[i][j] = rows[i][k] + rows[k][j]
+        return ConstraintMatrix(self.labels, tuple(tuple(row) for row in rows))
+
+    def essential_pairs(self) -> list[tuple[str, str, float]]:
+        """A small set of finite bounds whose closure equals this matrix's closure."""
+        target = self.closure()
+        kept = {(t, u): target.bound(t, u) for t, u in itertools.combinations(self.labels, 2)
+                if target.bound(t, u) < INFINITE}
+        order = list(kept)
+        for pair in sorted(order, key=lambda p: (-kept[p], -order.index(p))):
+            trial = {p: v for p, v in kept.items() if p != pair}
+            if ConstraintMatrix.from_pairs(self.labels, trial).closure() == target:
+                kept = trial
+        return [(t, u, v) for (t, u), v in kept.items()]
+
+    def relabelled(self, labels: tuple[str, ...]) -> "ConstraintMatrix":
+        """The same matrix with its labels renamed position by position."""
+        return ConstraintMatrix(tuple(labels), self.bounds)
+
+    def describe(self, latex: bool = False) -> str:
+        parts = []
+        for t, u, value in self.essential_pairs():
+            yt, yu = (rf"\hat y_{{{t}}}", rf"\hat y_{{{u}}}") if latex else (f"ŷ_{t}", f"ŷ_{u}")
+            if value == 0:
+                parts.append(f"{yt} = {yu}")
+            else:
+                parts.append(rf"d_Y({yt}, {yu}) \le {int(value)}" if latex
+                             else f"d_Y({yt}, {yu}) ≤ {int(value)}")
+        return ", ".join(parts) if parts else ("no constraint" if not latex else r"\text{none}")
+
+    def to_json(self) -> dict:
+        return {"labels": list(self.labels),
+                "matrix": [[_json_distance(v) for v in row] for row in self.bounds]}
+
+
+@dataclass(frozen=True)
+class Component:
+    """A mixture component ``b_{ŷ_label}`` with its weight."""
+
+    label: str
+    weight: sp.Expr
+
+
+@dataclass(frozen=True)
+class MixtureProblem:
+    """``max_ŷ Ψ(Σ_left w b_ŷ ‖ Σ_right v b_ŷ)`` subject to a constraint matrix."""
+
+    left: tuple[Component, ...]
+    right: tuple[Component, ...]
+    constraints: ConstraintMatrix
+
+    def __post_init__(self) -> None:
+        labels = tuple(c.label for c in self.left + self.right)
+        if labels != self.constraints.labels:
+            raise InvalidSpecification(
+                f"constraint labels {self.constraints.labels} differ from components {labels}")
+
+    def positions(self) -> tuple[str, ...]:
+        """Position names shared by equal problems: ``L1 … LI, R1 … RJ``."""
+        return (tuple(f"L{i + 1}" for i in range(len(self.left)))
+                + tuple(f"R{j + 1}" for j in range(len(self.right))))
+
+    def difference(self, other: "MixtureProblem") -> str:
+        """Why the two problems differ (empty when they are the same problem)."""
+        if (len(self.left), len(self.right)) != (len(other.left), len(other.right)):
+            return (f"mixture sizes differ: {len(self.left)}|{len(self.right)} components vs "
+                    f"{len(other.left)}|{len(other.right)}")
+        for mine, theirs in zip(self.left + self.right, other.left + other.right):
+            if not is_identically_zero(mine.weight - theirs.weight):
+                return f"weight of {mine.label} is {mine.weight}, the other has {theirs.weight}"
+        names = self.positions()
+        mine = self.constraints.closure().relabelled(names)
+        theirs = other.constraints.closure().relabelled(names)
+        if mine != theirs:
+            return (f"constraints differ: {self.constraints.describe()} vs "
+                    f"{other.constraints.describe()}")
+        return ""
+
+    def describe(self, latex: bool = False) -> str:
+        left, right = _mixture(self.left, latex), _mixture(self.right, latex)
+        if latex:
+            return (rf"\max_{{\hat y}} \Psi_\alpha\left({left} \,\middle\|\, {right}\right)"
+                    rf" \quad \text{{s.t. }} {self.constraints.describe(latex=True)}")
+        return f"max_ŷ Ψ_α( {left} ‖ {right} )  s.t. {self.constraints.describe()}"
+
+    def to_json(self) -> dict:
+        return {"left": [{"label": c.label, "weight": str(c.weight)} for c in self.left],
+                "right": [{"label": c.label, "weight": str(c.weight)} for c in self.right],
+                "constraints": self.constraints.to_json(),
+                "closed_constraints": self.constraints.closure().to_json()}
+
+
+def _mixture(components: tuple[Component, ...], latex: bool) -> str:
+    terms = []
+    for c in components:
+        weight = sp.latex(c.weight) if latex else sp.sstr(c.weight)
+        base = rf"b_{{\hat y_{{{c.label}}}}}" if latex else f"b(ŷ_{c.label})"
+        if c.weight == 1:
+            terms.append(base)
+        else:
+            weight = f"({weight})" if isinstance(c.weight, sp.Add) else weight
+            terms.append(f"{weight} {base}" if latex else f"{weight}·{base}")
+    return " + ".join(terms)
+
+
+@dataclass(frozen=True)
+class CaseBound:
+    """``Σ_p P(p) · κ_p`` for one neighbouring-pair shape (001 Cor. D.7, Eq. 7)."""
+
+    name: str
+    terms: tuple[tuple[sp.Expr, MixtureProblem], ...]
+
+    def canonical(self) -> "CaseBound":
+        """Drop zero-probability terms and merge terms with the same problem."""
+        merged: list[tuple[sp.Expr, MixtureProblem]] = []
+        for probability, problem in self.terms:
+            if is_identically_zero(probability):
+                continue
+            for index, (p, existing) in enumerate(merged):
+                if not existing.difference(problem):
+                    merged[index] = (p + probability, existing)
+                    break
+            else:
+                merged.append((probability, problem))
+        return CaseBound(self.name, tuple((tidy(p), problem) for p, problem in merged))
+
+    def difference(self, other: "CaseBound") -> str:
+        """Why the two case bounds differ (empty when equal)."""
+        mine, theirs = self.canonical().terms, list(other.canonical().terms)
+        if len(mine) != len(theirs):
+            return f"{len(mine)} constraint profiles vs {len(theirs)}"
+        for probability, problem in mine:
+            match = next((i for i, (p, other_problem) in enumerate(theirs)
+                          if not problem.difference(other_problem)
+                          and is_identically_zero(p - probability)), None)
+            if match is None:
+                return f"no counterpart for the term with probability {probability}: " + \
+                    problem.describe()
+            theirs.pop(match)
+        return ""
+
+    def describe(self, latex: bool = False) -> list[str]:
+        terms = self.canonical().terms
+        if len(terms) == 1 and terms[0][0] == 1:
+            return [terms[0][1].describe(latex)]
+        lines = []
+        for probability, problem in terms:
+            p = sp.latex(probability) if latex else sp.sstr(probability)
+            lines.append((rf"+ \left({p}\right) \cdot " if latex else f"+ ({p}) × ")
+                         + problem.describe(latex))
+        return lines
+
+    def to_json(self) -> dict:
+        return {"case": self.name,
+                "terms": [{"probability": str(p), **problem.to_json()}
+                          for p, problem in self.canonical().terms]}
+
+
+@dataclass(frozen=True)
+class MixtureBound:
+    """The maximum over cases of their bounds."""
+
+    cases: tuple[CaseBound, ...]
+
+    def difference(self, other: "MixtureBound") -> str:
+        """Why the two bounds differ (empty when they are the same up to case order)."""
+        if len(self.cases) != len(other.cases):
+            return f"{len(self.cases)} cases vs {len(other.cases)}"
+        reasons = []
+        for order in itertools.permutations(other.cases):
+            reasons = [mine.difference(theirs) for mine, theirs in zip(self.cases, order)]
+            if not any(reasons):
+                return ""
+        return "; ".join(r for r in reasons if r)
+
+    def describe(self, latex: bool = False) -> list[str]:
+        lines = []
+        for case in self.cases:
+            header = (rf"\text{{case {case.name}:}}" if latex else f"case {case.name}:")
+            lines.append(header)
+            lines.extend("  " + line for line in case.describe(latex))
+        return lines
+
+    def to_json(self) -> list[dict]:
+        return [case.to_json() for case in self.cases]
+
+
+def problem(left: Iterable[tuple[str, object]], right: Iterable[tuple[str, object]],
+            constraints: Mapping[tuple[str, str], float]) -> MixtureProblem:
+    """Convenience constructor: components as ``(label, weight)`` and bounds by label pair."""
+    left = tuple(Component(label, sp.sympify(w)) for label, w in left)
+    right = tuple(Component(label, sp.sympify(w)) for label, w in right)
+    labels = tuple(c.label for c in left + right)
+    return MixtureProblem(left, right, ConstraintMatrix.from_pairs(labels, constraints))
+
+
+def statement(**cases: MixtureProblem | Iterable[tuple[object, MixtureProblem]]) -> MixtureBound:
+    """A published statement: the maximum over named cases.
+
+    Each case is one problem, or an expectation given as ``(probability, problem)`` terms.
+    """
+    bounds = []
+    for name, body in cases.items():
+        terms = ((sp.Integer(1), body),) if isinstance(body, MixtureProblem) else \
+            tuple((sp.sympify(p), prob) for p, prob in body)
+        bounds.append(CaseBound(name, terms))
+    return MixtureBound(tuple(bounds))

@@ -1,0 +1,323 @@
+"""Couplings between conditional subsampling distributions, declared as generative processes.
+
+A coupling of 001 Thm. 3.4 is a joint pmf over ``I + J`` batches whose marginals are the
+conditional pmfs ``s_x(· | A_i)`` and ``s_{x'}(· | E_j)``. otbound declares it the way the proofs
+of 001 App. E–G describe it: draw a *reference* batch from its conditional pmf, then build every
+other coordinate from earlier ones by a :class:`Step` ("insert the group elements in a uniformly
+random order", "replace a uniformly random member by a and by a'", …).
+
+Each step has two semantics that must agree: on concrete batches (exact ``Fraction``
+probabilities) and on batch types (sympy), the latter being what proves validity for a symbolic
+dataset size. Steps treat background elements symmetrically, so the marginal of every coordinate
+gives equal probability to batches of equal type (see :mod:`otbound.validity`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from abc import ABC, abstractmethod
+from collections import defaultdict
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, Iterable, Protocol, TypeVar
+
+import sympy as sp
+
+from otbound.batches import Batch, BatchType, Content
+from otbound.errors import InvalidSpecification, UnsupportedOperation
+
+Outcome = TypeVar("Outcome")
+
+
+class Conditionals(Protocol):
+    """Access to the conditional pmfs that a step may draw from."""
+
+    def batches(self, label: str) -> list[tuple[Fraction, Batch]]:
+        """The conditional pmf of coordinate ``label`` on a concrete instance."""
+
+    def types(self, label: str) -> list[tuple[sp.Expr, BatchType]]:
+        """The conditional pmf of coordinate ``label`` over batch types (symbolic)."""
+
+
+class Step(ABC):
+    """One stage of a generative process: new coordinates from (at most) one earlier one."""
+
+    @property
+    @abstractmethod
+    def sources(self) -> tuple[str, ...]:
+        """Coordinates this step reads."""
+
+    @property
+    @abstractmethod
+    def targets(self) -> tuple[str, ...]:
+        """Coordinates this step creates."""
+
+    @abstractmethod
+    def outcomes(self, source: Batch | None, given: Conditionals) -> list[tuple[Fraction, tuple]]:
+        """Joint distribution of the target batches given the source batch."""
+
+    @abstractmethod
+    def type_outcomes(self, source: BatchType | None,
+                      given: Conditionals) -> list[tuple[sp.Expr, tuple]]:
+        """Joint distribution of the target batch types given the source batch type."""
+
+    @abstractmethod
+    def describe(self) -> str:
+        """One sentence stating the step."""
+
+
+def _require_set(batch: Batch, step: Step) -> frozenset:
+    if not isinstance(batch, frozenset):
+        raise UnsupportedOperation(f"{step.describe()}: only set batches are supported")
+    return batch
+
+
+def _set_type(elements: Iterable[str], background: sp.Expr) -> BatchType:
+    return BatchType(Content.of(sorted(set(elements))), background)
+
+
+@dataclass(frozen=True, slots=True)
+class Copy(Step):
+    """``target = source`` (e.g. ``y_3 = y_1`` in 001 Prop. E.4)."""
+
+    source: str
+    target: str
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return (self.source,)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return (self.target,)
+
+    def outcomes(self, source, given):
+        return [(Fraction(1), (source,))]
+
+    def type_outcomes(self, source, given):
+        return [(sp.Integer(1), (source,))]
+
+    def describe(self) -> str:
+        return f"y_{self.target} = y_{self.source}"
+
+
+@dataclass(frozen=True, slots=True)
+class InsertInRandomOrder(Step):
+    """Insert ``elements`` into the source one by one, in a uniformly random order.
+
+    ``targets[i]`` holds the source plus the first ``i + 1`` inserted elements (001 App. G.1).
+    """
+
+    source: str
+    elements: tuple[str, ...]
+    target_labels: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.elements) != len(self.target_labels) or not self.elements:
+            raise InvalidSpecification(
+                f"InsertInRandomOrder needs one target per inserted element, got elements "
+                f"{self.elements} and targets {self.target_labels}")
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return (self.source,)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return self.target_labels
+
+    def _orders(self) -> Iterable[tuple[str, ...]]:
+        return itertools.permutations(self.elements)
+
+    def outcomes(self, source, given):
+        batch = _require_set(source, self)
+        weight = Fraction(1, math.factorial(len(self.elements)))
+        return [(weight, tuple(batch | frozenset(order[:i + 1]) for i in range(len(order))))
+                for order in self._orders()]
+
+    def type_outcomes(self, source, given):
+        weight = sp.Rational(1, math.factorial(len(self.elements)))
+        present = source.content.elements
+        return [(weight, tuple(_set_type(present | set(order[:i + 1]), source.background)
+                               for i in range(len(order))))
+                for order in self._orders()]
+
+    def describe(self) -> str:
+        if len(self.elements) == 1:
+            return f"y_{self.target_labels[0]} = y_{self.source} ∪ {{{self.elements[0]}}}"
+        chain = ", ".join(f"y_{t}" for t in self.target_labels)
+        return (f"{chain}: insert {{{', '.join(self.elements)}}} into y_{self.source} "
+                "one at a time, in a uniformly random order")
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaceRandomMember(Step):
+    """Pick a uniformly random member ``ã`` of the source; ``targets[k] = source \\ {ã} ∪ {rep_k}``.
+
+    001 Thm. 3.6 (proof in App. E.1) with ``replacements = (a, a')``; 001 Thm. F.3 with ``(a,)``.
+    """
+
+    source: str
+    replacements: tuple[str, ...]
+    target_labels: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.replacements) != len(self.target_labels) or not self.replacements:
+            raise InvalidSpecification(
+                f"ReplaceRandomMember needs one target per replacement, got replacements "
+                f"{self.replacements} and targets {self.target_labels}")
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return (self.source,)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return self.target_labels
+
+    def outcomes(self, source, given):
+        batch = _require_set(source, self)
+        if not batch:
+            raise InvalidSpecification(f"{self.describe()}: the source batch is empty")
+        weight = Fraction(1, len(batch))
+        return [(weight, tuple((batch - {member}) | {rep} for rep in self.replacements))
+                for member in sorted(batch)]
+
+    def type_outcomes(self, source, given):
+        present, m = source.content.elements, source.background
+        size = len(present) + m
+        outcomes = [(m / size, tuple(_set_type(present | {rep}, m - 1)
+                                      for rep in self.replacements))]
+        for member in sorted(present):
+            outcomes.append((1 / size, tuple(_set_type((present - {member}) | {rep}, m)
+                                              for rep in self.replacements)))
+        return [(weight, types) for weight, types in outcomes if weight != 0]
+
+    def describe(self) -> str:
+        made = ", ".join(f"y_{t} = y_{self.source} \\ {{ã}} ∪ {{{rep}}}"
+                         for t, rep in zip(self.target_labels, self.replacements))
+        return f"pick a uniformly random member ã of y_{self.source}; {made}"
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaceGroup(Step):
+    """Remove every element of ``removed`` and insert as many uniformly random ones of ``inserted``.
+
+    001 Prop. E.5 (App. E.3): ``y_2 = y_1 \\ g ∪ g̃`` with ``g̃ ⊆ g'`` uniform, ``|g̃| = |y_1 ∩ g|``.
+    """
+
+    source: str
+    removed: tuple[str, ...]
+    inserted: tuple[str, ...]
+    target: str
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return (self.source,)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return (self.target,)
+
+    def _choices(self, present: frozenset) -> tuple[frozenset, list[tuple[str, ...]]]:
+        count = len(present & set(self.removed))
+        if count > len(self.inserted):
+            raise InvalidSpecification(
+                f"{self.describe()}: {count} removed elements but only {len(self.inserted)} "
+                "to insert")
+        return present - set(self.removed), list(itertools.combinations(self.inserted, count))
+
+    def outcomes(self, source, given):
+        kept, choices = self._choices(_require_set(source, self))
+        return [(Fraction(1, len(choices)), (kept | set(chosen),)) for chosen in choices]
+
+    def type_outcomes(self, source, given):
+        kept, choices = self._choices(source.content.elements)
+        return [(sp.Rational(1, len(choices)), (_set_type(kept | set(chosen), source.background),))
+                for chosen in choices]
+
+    def describe(self) -> str:
+        return (f"y_{self.target} = y_{self.source} without {{{', '.join(self.removed)}}}, plus "
+                f"as many uniformly random elements of {{{', '.join(self.inserted)}}}")
+
+
+@dataclass(frozen=True, slots=True)
+class DrawIndependently(Step):
+    """Draw the target from its own conditional pmf, independently of everything else."""
+
+    target: str
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return (self.target,)
+
+    def outcomes(self, source, given):
+        return [(p, (batch,)) for p, batch in given.batches(self.target)]
+
+    def type_outcomes(self, source, given):
+        return [(mass, (btype,)) for mass, btype in given.types(self.target)]
+
+    def describe(self) -> str:
+        return f"y_{self.target} is drawn independently from its conditional pmf"
+
+
+@dataclass(frozen=True)
+class Coupling:
+    """A generative process: draw ``reference`` from its conditional pmf, then apply ``steps``."""
+
+    reference: str
+    steps: tuple[Step, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "steps", tuple(self.steps))
+        made = [self.reference]
+        for step in self.steps:
+            missing = [s for s in step.sources if s not in made]
+            if missing:
+                raise InvalidSpecification(
+                    f"coupling step '{step.describe()}' reads {missing} before it is generated")
+            made.extend(step.targets)
+        if len(set(made)) != len(made):
+            raise InvalidSpecification(f"coupling generates a coordinate twice: {made}")
+
+    @property
+    def coordinates(self) -> tuple[str, ...]:
+        """Every coordinate, in generation order."""
+        return (self.reference,) + tuple(t for step in self.steps for t in step.targets)
+
+    def describe(self) -> list[str]:
+        """The generative process, one line per stage."""
+        return ([f"y_{self.reference} is drawn from its conditional pmf"]
+                + [step.describe() for step in self.steps])
+
+    def joint(self, reference: list[tuple[Fraction, Batch]],
+              given: Conditionals) -> dict[tuple, Fraction]:
+        """Exact joint pmf over batch tuples (in :attr:`coordinates` order)."""
+        return _propagate(self, reference, lambda step, src: step.outcomes(src, given), Fraction(0))
+
+    def joint_types(self, reference: list[tuple[sp.Expr, BatchType]],
+                    given: Conditionals) -> dict[tuple, sp.Expr]:
+        """Joint mass over batch-type tuples (in :attr:`coordinates` order), symbolically."""
+        return _propagate(self, reference, lambda step, src: step.type_outcomes(src, given),
+                          sp.Integer(0))
+
+
+def _propagate(coupling: Coupling, reference: list, outcomes: Callable, zero) -> dict:
+    joint: dict[tuple, object] = defaultdict(lambda: zero)
+    for weight, batch in reference:
+        joint[(batch,)] += weight
+    made = [coupling.reference]
+    for step in coupling.steps:
+        grown: dict[tuple, object] = defaultdict(lambda: zero)
+        for values, weight in joint.items():
+            source = values[made.index(step.sources[0])] if step.sources else None
+            for p, produced in outcomes(step, source):
+                grown[values + produced] += weight * p
+        made.extend(step.targets)
+        joint = grown
+    return dict(joint)
