@@ -196,8 +196,8 @@ class CaseBound:
                           if not problem.difference(other_problem)
                           and is_identically_zero(p - probability)), None)
             if match is None:
-                return f"no counterpart for the term with probability {probability}: " + \
-                    problem.describe()
+                return f"term with probability {probability}: " + _closest_difference(
+                    probability, problem, theirs)
             theirs.pop(match)
         return ""
 
@@ -218,6 +218,14 @@ class CaseBound:
                           for p, problem in self.canonical().terms]}
 
 
+def _closest_difference(probability: sp.Expr, problem: MixtureProblem,
+                        others: list[tuple[sp.Expr, MixtureProblem]]) -> str:
+    same = [other for p, other in others if is_identically_zero(p - probability)]
+    for other in same or [other for _, other in others]:
+        return problem.difference(other) or "its probability differs"
+    return "no counterpart"
+
+
 @dataclass(frozen=True)
 class MixtureBound:
     """The maximum over cases of their bounds."""
@@ -228,19 +236,29 @@ class MixtureBound:
         """Why the two bounds differ (empty when they are the same up to case order)."""
         if len(self.cases) != len(other.cases):
             return f"{len(self.cases)} cases vs {len(other.cases)}"
-        reasons = []
-        for order in itertools.permutations(other.cases):
-            reasons = [mine.difference(theirs) for mine, theirs in zip(self.cases, order)]
-            if not any(reasons):
+        theirs = {case.name: case for case in other.cases}
+        if sorted(theirs) == sorted(case.name for case in self.cases):
+            orders = [tuple(theirs[case.name] for case in self.cases)]
+        else:
+            orders = list(itertools.permutations(other.cases))
+        first = None
+        for order in orders:
+            reasons = [f"case {mine.name}: {reason}" for mine, theirs_case in zip(self.cases, order)
+                       if (reason := mine.difference(theirs_case))]
+            if not reasons:
                 return ""
-        return "; ".join(r for r in reasons if r)
+            first = first or reasons
+        return "; ".join(first)
 
     def describe(self, latex: bool = False) -> list[str]:
         lines = []
         for case in self.cases:
-            header = (rf"\text{{case {case.name}:}}" if latex else f"case {case.name}:")
-            lines.append(header)
-            lines.extend("  " + line for line in case.describe(latex))
+            if latex:
+                lines.append(rf"&\text{{case {case.name}:}}")
+                lines.extend(r"&\quad " + line for line in case.describe(latex))
+            else:
+                lines.append(f"case {case.name}:")
+                lines.extend("  " + line for line in case.describe(latex))
         return lines
 
     def to_json(self) -> list[dict]:

@@ -168,7 +168,7 @@ class SymbolicConditionals:
     def batches(self, label: str):
         raise InvalidSpecification("symbolic conditionals have no concrete batches")
 
-    def joint_types(self) -> dict[tuple, sp.Expr]:
-        """The coupling's joint mass over batch-type tuples."""
+    def marginal_types(self) -> dict[str, list[tuple[sp.Expr, BatchType]]]:
+        """Each coordinate's marginal mass over batch types under the coupling."""
         coupling = self.case.coupling
-        return coupling.joint_types(self.types(coupling.reference), self)
+        return coupling.marginal_types(self.types(coupling.reference), self)

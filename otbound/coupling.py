@@ -20,15 +20,12 @@ from abc import ABC, abstractmethod
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Iterable, Protocol, TypeVar
+from typing import Iterable, Protocol
 
 import sympy as sp
 
 from otbound.batches import Batch, BatchType, Content
 from otbound.errors import InvalidSpecification, UnsupportedOperation
-
-Outcome = TypeVar("Outcome")
-
 
 class Conditionals(Protocol):
     """Access to the conditional pmfs that a step may draw from."""
@@ -298,26 +295,36 @@ class Coupling:
     def joint(self, reference: list[tuple[Fraction, Batch]],
               given: Conditionals) -> dict[tuple, Fraction]:
         """Exact joint pmf over batch tuples (in :attr:`coordinates` order)."""
-        return _propagate(self, reference, lambda step, src: step.outcomes(src, given), Fraction(0))
+        joint: dict[tuple, Fraction] = defaultdict(Fraction)
+        for weight, batch in reference:
+            joint[(batch,)] += weight
+        made = [self.reference]
+        for step in self.steps:
+            grown: dict[tuple, Fraction] = defaultdict(Fraction)
+            for values, weight in joint.items():
+                source = values[made.index(step.sources[0])] if step.sources else None
+                for p, produced in step.outcomes(source, given):
+                    grown[values + produced] += weight * p
+            made.extend(step.targets)
+            joint = grown
+        return dict(joint)
 
-    def joint_types(self, reference: list[tuple[sp.Expr, BatchType]],
-                    given: Conditionals) -> dict[tuple, sp.Expr]:
-        """Joint mass over batch-type tuples (in :attr:`coordinates` order), symbolically."""
-        return _propagate(self, reference, lambda step, src: step.type_outcomes(src, given),
-                          sp.Integer(0))
+    def marginal_types(self, reference: list[tuple[sp.Expr, BatchType]],
+                       given: Conditionals) -> dict[str, list[tuple[sp.Expr, BatchType]]]:
+        """Each coordinate's marginal mass over batch types, symbolically.
 
+        Every step reads at most one coordinate, so marginals propagate step by step without the
+        joint. Masses are functions of the background count of their own type.
+        """
+        result = {self.reference: list(reference)}
+        for step in self.steps:
+            produced = [defaultdict(lambda: sp.Integer(0)) for _ in step.targets]
+            sources = result[step.sources[0]] if step.sources else [(sp.Integer(1), None)]
+            for mass, source in sources:
+                for p, types in step.type_outcomes(source, given):
+                    for index, btype in enumerate(types):
+                        produced[index][btype] += mass * p
+            for target, masses in zip(step.targets, produced):
+                result[target] = [(mass, btype) for btype, mass in masses.items()]
+        return result
 
-def _propagate(coupling: Coupling, reference: list, outcomes: Callable, zero) -> dict:
-    joint: dict[tuple, object] = defaultdict(lambda: zero)
-    for weight, batch in reference:
-        joint[(batch,)] += weight
-    made = [coupling.reference]
-    for step in coupling.steps:
-        grown: dict[tuple, object] = defaultdict(lambda: zero)
-        for values, weight in joint.items():
-            source = values[made.index(step.sources[0])] if step.sources else None
-            for p, produced in outcomes(step, source):
-                grown[values + produced] += weight * p
-        made.extend(step.targets)
-        joint = grown
-    return dict(joint)

@@ -111,6 +111,26 @@ class Not(Event):
         return rf"\overline{{{self.event.latex()}}}"
 
 
+@dataclass(frozen=True, slots=True)
+class AllOf(Event):
+    """The intersection of events."""
+
+    events: tuple[Event, ...]
+
+    def __post_init__(self) -> None:
+        if not self.events:
+            raise InvalidSpecification("AllOf needs at least one event")
+
+    def holds(self, content: Content) -> bool:
+        return all(event.holds(content) for event in self.events)
+
+    def describe(self) -> str:
+        return " and ".join(f"({event.describe()})" for event in self.events)
+
+    def latex(self) -> str:
+        return r" \wedge ".join(f"({event.latex()})" for event in self.events)
+
+
 def contains_none(elements: Iterable[str]) -> Event:
     """Batches holding none of ``elements``."""
     return CountIs(tuple(elements), 0)

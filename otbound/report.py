@@ -84,7 +84,8 @@ class CaseReport:
         if self.violation:
             lines.append(f"case {name}: NOT d_Y-compatible — {self.violation.describe()}")
         else:
-            lines.append(f"case {name}: d_Y-compatible on all {self.checked} instances")
+            same = ", with the same constraint matrices on each" if self.bound else ""
+            lines.append(f"case {name}: d_Y-compatible on all {self.checked} instances{same}")
         if self.bound_note:
             lines.append(f"case {name}: no symbolic bound — {self.bound_note}")
         return lines
@@ -215,16 +216,29 @@ class DerivationReport:
         for variant in self.variants:
             if variant.bound is None:
                 continue
-            body = r" \\ ".join(variant.bound.describe(latex=True))
+            body = " \\\\\n".join(variant.bound.describe(latex=True))
             blocks.append(
-                rf"\begin{{theorem}}[{d.source}, {variant.variant.label}]" + "\n"
-                + rf"Let $M = B \circ S$ with $S$ = {d.scheme.describe()}, dataset relation "
-                + rf"{variant.variant.relation.describe()} and batch relation "
-                + rf"{d.batch_relation.value}. Then for all $\alpha > 1$, "
+                rf"\begin{{theorem}}[{_latex_text(d.source)}, {_latex_text(variant.variant.label)}]"
+                + "\n" + r"Let $M = B \circ S$, where $S$ is "
+                + f"{_latex_text(d.scheme.describe())}, the dataset relation is "
+                + f"{_latex_text(variant.variant.relation.describe())} and the batch relation is "
+                + f"{_latex_text(d.batch_relation.value)}. Then for all $\\alpha > 1$, "
                 + r"$\Psi_\alpha(m_x \| m_{x'})$ is at most the maximum of" + "\n"
                 + r"\begin{align*}" + "\n" + body + "\n" + r"\end{align*}" + "\n"
                 + r"\end{theorem}")
         return "\n\n".join(blocks)
+
+
+_LATEX_TEXT = (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"),
+               ("_", r"\_"), ("≃±", r"$\simeq_{\pm}$"), ("≃Δ", r"$\simeq_{\Delta}$"),
+               ("≃", r"$\simeq$"), ("±", r"$\pm$"), ("Δ", r"$\Delta$"), ("∞", r"$\infty$"))
+
+
+def _latex_text(text: str) -> str:
+    """Plain text made safe for LaTeX."""
+    for plain, latex in _LATEX_TEXT:
+        text = text.replace(plain, latex)
+    return text
 
 
 def _yes(flag: bool) -> str:

@@ -92,12 +92,10 @@ def prove_marginals(conditionals: SymbolicConditionals) -> tuple[Verdict, str]:
 
     Returns ``PROVED`` with an empty note, or ``UNDECIDED`` with the first identity not shown.
     """
-    coupling = conditionals.case.coupling
-    joint = conditionals.joint_types()
-    for index, label in enumerate(coupling.coordinates):
+    for label, masses in conditionals.marginal_types().items():
         produced: dict[BatchType, sp.Expr] = defaultdict(lambda: sp.Integer(0))
-        for values, mass in joint.items():
-            produced[values[index]] += mass
+        for mass, btype in masses:
+            produced[btype] += mass
         note = _compare_type_masses(label, produced, conditionals.types(label))
         if note:
             return Verdict.UNDECIDED, note

@@ -1,0 +1,13 @@
+.PHONY: install derive test slow
+
+install:
+	pip install -e '.[test]'
+
+derive:
+	otbound derive --all
+
+test:
+	python -m pytest
+
+slow:
+	python -m pytest -m slow

@@ -1,0 +1,87 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from otbound.cli import main
+
+NAMES = ["001-prop-E.4", "001-prop-E.5", "001-thm-3.6", "001-thm-4.1", "001-thm-F.2",
+         "001-thm-F.3", "003-thm-3.7"]
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list_names_the_seven_derivations(capsys):
+    code, out, _ = run_cli(capsys, "derive", "--list")
+    assert code == 0
+    assert [line.split()[0] for line in out.splitlines()] == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_json_report_of_each_derivation(capsys, name):
+    code, out, _ = run_cli(capsys, "derive", name, "--json")
+    report = json.loads(out)
+    assert code == 0
+    assert report["valid"] is True and report["d_compatible"] is True
+    assert report["matches_published"] is True
+    if name in ("001-prop-E.4", "001-thm-3.6", "001-thm-4.1"):
+        assert report["validity"] == "symbolic"
+    for variant in report["variants"]:
+        assert variant["bound"] and variant["published"]
+        for case in variant["cases"]:
+            assert case["instances_checked"] > 0 and case["N_range"][1] >= 8
+
+
+def test_text_and_latex_output(capsys):
+    code, out, _ = run_cli(capsys, "derive", "thm_3_6")
+    assert code == 0 and "Theorem." in out and "matches the published statement: yes" in out
+    code, out, _ = run_cli(capsys, "derive", "001-thm-3.6", "--latex")
+    assert code == 0 and out.startswith(r"\begin{theorem}") and r"\Psi_\alpha" in out
+
+
+def test_all_prints_a_summary_table(capsys):
+    code, out, _ = run_cli(capsys, "derive", "--all")
+    assert code == 0 and "7 of 7 derivations passed every check" in out
+
+
+@pytest.fixture
+def bad_files(tmp_path):
+    (tmp_path / "empty.py").write_text("x = 1\n")
+    (tmp_path / "broken.py").write_text("from otbound import (\n")
+    (tmp_path / "notes.txt").write_text("hello\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["derive", "no-such-derivation"], "unknown derivation 'no-such-derivation'"),
+    (["derive", "{dir}/empty.py"], "does not define DERIVATION"),
+    (["derive", "{dir}/broken.py"], "could not be loaded: SyntaxError"),
+    (["derive", "{dir}/notes.txt"], "must be a Python file"),
+    (["derive", "{dir}/missing.py"], "does not exist"),
+    (["derive", "--list", "001-thm-3.6"], "exactly one of NAME_OR_PATH, --list or --all"),
+    (["derive"], "exactly one of NAME_OR_PATH, --list or --all"),
+])
+def test_bad_input_gives_one_line_and_exit_code_two(capsys, bad_files, argv, message):
+    argv = [a.format(dir=bad_files) for a in argv]
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_unknown_option_is_one_line_with_exit_code_two():
+    result = subprocess.run([sys.executable, "-m", "otbound.cli", "derive", "--frobnicate"],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_console_script_reports_bad_names_without_traceback():
+    result = subprocess.run(["otbound", "derive", "nothing-here"], capture_output=True, text=True)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("otbound: error: unknown derivation") and \
+        "Traceback" not in result.stderr

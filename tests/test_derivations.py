@@ -1,0 +1,79 @@
+"""Every bundled derivation is valid, d_Y-compatible, and matches its published statement."""
+
+from dataclasses import replace
+
+import pytest
+
+from otbound import Copy, Coupling, InsertInRandomOrder, ReplaceGroup, problem, statement
+from otbound.catalog import catalogue, find
+from otbound.derivation import run
+from otbound.symbols import N, q
+
+NAMES = ["001-prop-E.4", "001-thm-3.6", "001-thm-F.2", "001-thm-F.3", "001-prop-E.5",
+         "001-thm-4.1", "003-thm-3.7"]
+SYMBOLIC = ["001-prop-E.4", "001-thm-3.6", "001-thm-4.1"]
+
+
+def test_catalogue_holds_the_seven_derivations():
+    assert sorted(d.name for _, d in catalogue()) == sorted(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_derivation_passes_every_check(name, derivation_report):
+    report = derivation_report(name)
+    assert report.valid and report.d_compatible and report.matches_published
+    for variant in report.variants:
+        for case in variant.cases:
+            assert case.checked >= 10 and max(case.sizes) >= 8
+
+
+@pytest.mark.parametrize("name", SYMBOLIC)
+def test_required_couplings_are_proved_symbolically(name, derivation_report):
+    assert derivation_report(name).validity == "symbolic"
+
+
+def test_thm_4_1_covers_groups_up_to_three(derivation_report):
+    assert [v.variant.label for v in derivation_report("001-thm-4.1").variants] == \
+        ["K = 1", "K = 2", "K = 3"]
+
+
+def test_the_statement_of_f3_as_printed_does_not_match():
+    # As printed, the intermediate bound of 001 Thm. F.3 has d(y1, y2) <= 1: the engine disagrees.
+    derivation = find("001-thm-F.3")
+    w = q / N
+    printed = statement(
+        removal=problem([("y1", 1 - w), ("y2", w)], [("y3", 1)], {("y1", "y3"): 0, ("y1", "y2"): 1}),
+        insertion=problem([("y3", 1)], [("y1", 1 - w), ("y2", w)],
+                          {("y1", "y3"): 0, ("y1", "y2"): 1}))
+    variant = replace(derivation.variants[0], published=printed)
+    report = run(replace(derivation, variants=(variant,)))
+    assert report.valid and not report.matches_published
+    assert "constraints differ" in report.variants[0].difference
+
+
+def test_the_weight_of_f3_with_n_the_smaller_dataset_does_not_match():
+    derivation = find("001-thm-F.3")
+    from otbound.conditionals import SizeReference
+    report = run(replace(derivation, size_reference=SizeReference.X_PRIME))
+    assert not report.matches_published and "weight" in report.variants[0].difference
+
+
+def _first_case_with(name, coupling):
+    derivation = find(name)
+    variant = derivation.variants[-1]
+    case = replace(variant.cases[0], coupling=coupling)
+    return run(replace(derivation, variants=(replace(variant, cases=(case,) + variant.cases[1:]),)))
+
+
+def test_the_coupling_of_f3_as_printed_is_invalid():
+    report = _first_case_with("001-thm-F.3", Coupling("A1", (
+        Copy("A1", "E1"), InsertInRandomOrder("A1", ("a",), ("A2",)))))
+    removal = report.variants[0].cases[0]
+    assert not report.valid and "coordinate y_A2" in removal.mismatch.detail
+
+
+def test_the_coupling_of_e5_as_printed_is_invalid():
+    report = _first_case_with("001-prop-E.5", Coupling("A1", (
+        ReplaceGroup("A1", ("g1", "g2", "g3"), ("g1", "g2", "g3"), "E1"),)))
+    assert not report.valid
+    assert "coordinate y_E1" in report.variants[0].cases[0].mismatch.detail

@@ -1,0 +1,23 @@
+"""Slow checks: every derivation on a larger grid of instances (run with ``pytest -m slow``)."""
+
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+
+from otbound.catalog import catalogue
+from otbound.derivation import InstanceGrid, run
+from otbound.symbols import q, r
+
+RATES = tuple({r: Fraction(*v)} for v in ((1, 2), (1, 3), (2, 7), (1, 10), (9, 10)))
+BATCH_SIZES = tuple({q: v} for v in range(1, 7))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path, derivation", catalogue(), ids=lambda x: getattr(x, "name", ""))
+def test_derivation_on_a_larger_grid(path, derivation):
+    symbol = next(iter(derivation.grid.parameters[0]))
+    parameters = RATES if symbol == r else BATCH_SIZES
+    wider = replace(derivation, grid=InstanceGrid(range(1, 12), parameters))
+    report = run(wider)
+    assert report.passed, report.to_text()
