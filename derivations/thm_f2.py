@@ -8,21 +8,15 @@ distance bound doubles. Published statement: ``max Ψ_α((1−w) b_{y1} + w b_{y
 w b_{y4})`` s.t. ``y1 = y3`` and ``d_±(y1, y2), d_±(y1, y4), d_±(y2, y4) ≤ 2``, with ``w = q/N``.
 """
 
-from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, InstanceGrid,
-                     ReplaceRandomMember, Substitution, Variant, WithoutReplacement,
-                     contains_none, contains_some, problem, statement)
+from pathlib import Path
+
+from otbound import (BatchRelation, Derivation, InstanceGrid, Substitution, Variant,
+                     WithoutReplacement, problem, statement)
+from otbound.catalog import load_file
 from otbound.symbols import N, q
 
-(pair,) = Substitution().pairs()
-swapped = ["a", "a'"]
-
-CASE = Case(
-    pair,
-    events_x={"A1": contains_none(swapped), "A2": contains_some(swapped)},
-    events_x_prime={"E1": contains_none(swapped), "E2": contains_some(swapped)},
-    coupling=Coupling("A1", (Copy("A1", "E1"),
-                             ReplaceRandomMember("A1", ("a", "a'"), ("A2", "E2")))),
-)
+# The events and the coupling are those of 001 Thm. 3.6; only the batch relation changes.
+(CASE,) = load_file(Path(__file__).with_name("thm_3_6.py")).variants[0].cases
 
 w = q / N
 published = statement(substitution=problem(

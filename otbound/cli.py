@@ -19,6 +19,10 @@ from otbound.report import DerivationReport
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
+class _UsageError(OtboundError, ValueError):
+    """A command-line call that does not make sense."""
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line and exit with code 2."""
 
@@ -71,10 +75,6 @@ def _derive(args: argparse.Namespace) -> int:
     else:
         print(report.to_text())
     return EXIT_OK if report.passed else EXIT_FAILED
-
-
-class _UsageError(OtboundError, ValueError):
-    """A command-line call that does not make sense."""
 
 
 def _summary(reports: list[DerivationReport]) -> str:

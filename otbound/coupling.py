@@ -38,12 +38,17 @@ class Conditionals(Protocol):
 
 
 class Step(ABC):
-    """One stage of a generative process: new coordinates from (at most) one earlier one."""
+    """One stage of a generative process: new coordinates from (at most) one earlier one.
+
+    A step reads the coordinate named by its field ``source`` (if it has one) and creates the
+    coordinates :attr:`targets`.
+    """
 
     @property
-    @abstractmethod
     def sources(self) -> tuple[str, ...]:
         """Coordinates this step reads."""
+        source = getattr(self, "source", None)
+        return (source,) if source is not None else ()
 
     @property
     @abstractmethod
@@ -64,6 +69,13 @@ class Step(ABC):
         """One sentence stating the step."""
 
 
+def _check_one_target_each(step: Step, what: str, values: tuple[str, ...]) -> None:
+    if not values or len(values) != len(step.targets):
+        raise InvalidSpecification(
+            f"{type(step).__name__} needs one target per {what}, got {values} and targets "
+            f"{step.targets}")
+
+
 def _require_set(batch: Batch, step: Step) -> frozenset:
     if not isinstance(batch, frozenset):
         raise UnsupportedOperation(f"{step.describe()}: only set batches are supported")
@@ -80,10 +92,6 @@ class Copy(Step):
 
     source: str
     target: str
-
-    @property
-    def sources(self) -> tuple[str, ...]:
-        return (self.source,)
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -108,21 +116,10 @@ class InsertInRandomOrder(Step):
 
     source: str
     elements: tuple[str, ...]
-    target_labels: tuple[str, ...]
+    targets: tuple[str, ...]
 
     def __post_init__(self) -> None:
-        if len(self.elements) != len(self.target_labels) or not self.elements:
-            raise InvalidSpecification(
-                f"InsertInRandomOrder needs one target per inserted element, got elements "
-                f"{self.elements} and targets {self.target_labels}")
-
-    @property
-    def sources(self) -> tuple[str, ...]:
-        return (self.source,)
-
-    @property
-    def targets(self) -> tuple[str, ...]:
-        return self.target_labels
+        _check_one_target_each(self, "inserted element", self.elements)
 
     def _orders(self) -> Iterable[tuple[str, ...]]:
         return itertools.permutations(self.elements)
@@ -142,8 +139,8 @@ class InsertInRandomOrder(Step):
 
     def describe(self) -> str:
         if len(self.elements) == 1:
-            return f"y_{self.target_labels[0]} = y_{self.source} ∪ {{{self.elements[0]}}}"
-        chain = ", ".join(f"y_{t}" for t in self.target_labels)
+            return f"y_{self.targets[0]} = y_{self.source} ∪ {{{self.elements[0]}}}"
+        chain = ", ".join(f"y_{t}" for t in self.targets)
         return (f"{chain}: insert {{{', '.join(self.elements)}}} into y_{self.source} "
                 "one at a time, in a uniformly random order")
 
@@ -157,21 +154,10 @@ class ReplaceRandomMember(Step):
 
     source: str
     replacements: tuple[str, ...]
-    target_labels: tuple[str, ...]
+    targets: tuple[str, ...]
 
     def __post_init__(self) -> None:
-        if len(self.replacements) != len(self.target_labels) or not self.replacements:
-            raise InvalidSpecification(
-                f"ReplaceRandomMember needs one target per replacement, got replacements "
-                f"{self.replacements} and targets {self.target_labels}")
-
-    @property
-    def sources(self) -> tuple[str, ...]:
-        return (self.source,)
-
-    @property
-    def targets(self) -> tuple[str, ...]:
-        return self.target_labels
+        _check_one_target_each(self, "replacement", self.replacements)
 
     def outcomes(self, source, given):
         batch = _require_set(source, self)
@@ -193,7 +179,7 @@ class ReplaceRandomMember(Step):
 
     def describe(self) -> str:
         made = ", ".join(f"y_{t} = y_{self.source} \\ {{ã}} ∪ {{{rep}}}"
-                         for t, rep in zip(self.target_labels, self.replacements))
+                         for t, rep in zip(self.targets, self.replacements))
         return f"pick a uniformly random member ã of y_{self.source}; {made}"
 
 
@@ -208,10 +194,6 @@ class ReplaceGroup(Step):
     removed: tuple[str, ...]
     inserted: tuple[str, ...]
     target: str
-
-    @property
-    def sources(self) -> tuple[str, ...]:
-        return (self.source,)
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -244,10 +226,6 @@ class DrawIndependently(Step):
     """Draw the target from its own conditional pmf, independently of everything else."""
 
     target: str
-
-    @property
-    def sources(self) -> tuple[str, ...]:
-        return ()
 
     @property
     def targets(self) -> tuple[str, ...]:

@@ -132,8 +132,8 @@ def check_case(derivation: Derivation, case: Case) -> CaseReport:
     if unstable:
         content = next(iter(unstable))
         return report.with_bound_note(
-            f"the constraint matrix for a reference batch with special content {content} changes "
-            "across instances, so no size-independent bound can be stated")
+            f"reference batches with special content {content} do not all have the same "
+            "constraint matrix on every instance, so no size-independent bound can be stated")
     try:
         bound = symbolic_case_bound(case, scheme, derivation.size_reference,
                                     {c: next(iter(m)) for c, m in profiles.items()})

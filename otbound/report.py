@@ -73,7 +73,8 @@ class CaseReport:
         name = self.case.pair.name
         if self.defect:
             return [f"case {name}: INVALID — {self.defect}"]
-        exact = f"exact check on {self.checked} instances ({self.size_range()})"
+        skipped = f"; {self.skipped} grid points skipped" if self.skipped else ""
+        exact = f"exact check on {self.checked} instances ({self.size_range()}{skipped})"
         if self.mismatch:
             return [f"case {name}: INVALID coupling — {self.mismatch.describe()}"]
         if self.validity == SYMBOLIC:

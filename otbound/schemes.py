@@ -48,7 +48,7 @@ def as_parameter(value: object, name: str) -> sp.Expr:
 
 def as_fraction(value: sp.Expr) -> Fraction:
     """An exact ``Fraction`` for a concrete rational sympy value."""
-    value = sp.nsimplify(value) if not value.is_Rational else value
+    value = sp.sympify(value)
     if not value.is_Rational:
         raise InvalidSpecification(f"expected a concrete rational number, got {value}")
     return Fraction(int(value.p), int(value.q))
