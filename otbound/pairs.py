@@ -1,0 +1,152 @@
+"""Dominating pairs: the one-dimensional distributions a mechanism solver reduces a bound to.
+
+A :class:`MixturePair` is ``P = Σ_i p_i D(μ_i, s)`` and ``Q = Σ_j q_j D(ν_j, s)`` with ``D`` a
+Gaussian (standard deviation ``s``) or Laplace (scale ``s``) density and means in units of the
+sensitivity (001 Thm. 4.2, 003 Thm. 3.8). A :class:`FinitePair` is a pair of distributions on a
+finite set (randomized response, 001 Thm. 3.7, G.1).
+
+Densities are handled relative to the reference density ``D(0, s)``: with
+``λ_i(z) = log D(z; μ_i) − log D(z; 0)``, ``log(P/D_0) = log Σ_i p_i e^{λ_i}``, computed as
+``log1p(Σ_i p_i expm1(λ_i))`` where that sum is small (``Σ_i p_i = 1``). This keeps the privacy
+loss ``log P − log Q`` accurate to a few ulps even when it is tiny, which is what makes 1e-9
+relative accuracy of tiny ε possible.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from otbound.errors import InvalidSpecification
+
+SMALL = 0.5
+"""Below this size of ``Σ p_i expm1(λ_i)`` the log1p form is used."""
+
+
+def log_sum_exp(values: np.ndarray, axis: int | None = None) -> np.ndarray:
+    """``log Σ exp(values)`` along ``axis`` (``-inf`` for an empty sum).
+
+    The largest term is factored out and the rest summed with ``log1p``, so a total close to the
+    largest term keeps its relative precision (``log(1 + 10⁻⁵)`` is not rounded to a few digits).
+    """
+    values = np.asarray(values, dtype=float)
+    if axis is None:
+        values, axis = values.reshape(1, -1), 1
+        return log_sum_exp(values, axis=1)[0]
+    values = np.moveaxis(values, axis, -1)
+    if values.shape[-1] == 0:
+        return np.full(values.shape[:-1], -np.inf)
+    index = np.argmax(values, axis=-1)[..., None]
+    top = np.take_along_axis(values, index, axis=-1)
+    finite = np.isfinite(top)
+    shifted = np.exp(values - np.where(finite, top, 0.0))
+    np.put_along_axis(shifted, index, 0.0, axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = np.where(finite, top + np.log1p(shifted.sum(axis=-1, keepdims=True)), top)
+    return total[..., 0]
+
+
+class Family(Enum):
+    """The component distribution of a mixture pair."""
+
+    GAUSSIAN = "gaussian"
+    LAPLACE = "laplace"
+
+
+def _components(name: str, means, log_weights) -> tuple[np.ndarray, np.ndarray]:
+    means = np.asarray(means, dtype=float)
+    log_weights = np.asarray(log_weights, dtype=float)
+    if means.shape != log_weights.shape or means.ndim != 1 or means.size == 0:
+        raise InvalidSpecification(f"{name}: one log-weight per mean is needed")
+    keep = log_weights > -np.inf
+    if not np.all(np.isfinite(means)) or np.any(np.isnan(log_weights)):
+        raise InvalidSpecification(f"{name}: means and weights must be finite numbers")
+    total = np.logaddexp.reduce(log_weights[keep]) if keep.any() else -np.inf
+    if not abs(total) < 1e-12:
+        raise InvalidSpecification(f"{name}: weights must sum to 1, got exp({total})")
+    return means[keep], log_weights[keep]
+
+
+@dataclass(frozen=True, eq=False)
+class MixturePair:
+    """``P = Σ p_i D(μ_i, s)`` versus ``Q = Σ q_j D(ν_j, s)`` (weights given as logarithms)."""
+
+    family: Family
+    scale: float
+    p_means: np.ndarray
+    p_log_weights: np.ndarray
+    q_means: np.ndarray
+    q_log_weights: np.ndarray
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.scale) and self.scale > 0):
+            raise InvalidSpecification(f"scale must be a finite number > 0, got {self.scale}")
+        p = _components("P", self.p_means, self.p_log_weights)
+        q = _components("Q", self.q_means, self.q_log_weights)
+        for name, value in zip(("p_means", "p_log_weights", "q_means", "q_log_weights"), p + q):
+            object.__setattr__(self, name, value)
+
+    def swapped(self) -> "MixturePair":
+        """The pair ``(Q, P)``."""
+        return MixturePair(self.family, self.scale, self.q_means, self.q_log_weights,
+                           self.p_means, self.p_log_weights)
+
+    def is_trivial(self) -> bool:
+        """True when ``P = Q`` component by component (every divergence vanishes)."""
+        return (np.array_equal(np.sort(self.p_means), np.sort(self.q_means))
+                and np.allclose(self.p_log_weights[np.argsort(self.p_means)],
+                                self.q_log_weights[np.argsort(self.q_means)], rtol=0, atol=0))
+
+    def relative_log(self, means: np.ndarray, z: np.ndarray) -> np.ndarray:
+        """``λ_i(z) = log D(z; μ_i) − log D(z; 0)``, shape ``(len(means), len(z))``."""
+        mu, z = means[:, None], z[None, :]
+        if self.family is Family.GAUSSIAN:
+            return (mu * z - 0.5 * mu * mu) / self.scale ** 2
+        return (np.abs(z) - np.abs(z - mu)) / self.scale
+
+    def log_reference(self, z: np.ndarray) -> np.ndarray:
+        """``log D(z; 0)``."""
+        s = self.scale
+        if self.family is Family.GAUSSIAN:
+            return -0.5 * (z / s) ** 2 - math.log(s * math.sqrt(2 * math.pi))
+        return -np.abs(z) / s - math.log(2 * s)
+
+    def log_relative_density(self, side: str, z: np.ndarray) -> np.ndarray:
+        """``log(P/D_0)`` (side ``"p"``) or ``log(Q/D_0)`` (side ``"q"``), accurate near zero."""
+        means, log_weights = ((self.p_means, self.p_log_weights) if side == "p"
+                              else (self.q_means, self.q_log_weights))
+        lam = self.relative_log(means, z)
+        result = log_sum_exp(log_weights[:, None] + lam, axis=0)
+        near = np.abs(lam).max(axis=0) < SMALL
+        if near.any():
+            total = (np.exp(log_weights)[:, None] * np.expm1(lam[:, near])).sum(axis=0)
+            result[near] = np.where(np.abs(total) < SMALL, np.log1p(total), result[near])
+        return result
+
+    def log_loss(self, z: np.ndarray) -> np.ndarray:
+        """The privacy loss ``log P(z) − log Q(z)``."""
+        return self.log_relative_density("p", z) - self.log_relative_density("q", z)
+
+
+@dataclass(frozen=True, eq=False)
+class FinitePair:
+    """Two distributions on the same finite set, as probability vectors."""
+
+    p: np.ndarray
+    q: np.ndarray
+
+    def __post_init__(self) -> None:
+        p, q = np.asarray(self.p, dtype=float), np.asarray(self.q, dtype=float)
+        if p.shape != q.shape or p.ndim != 1:
+            raise InvalidSpecification("a finite pair needs two probability vectors of one length")
+        for name, v in (("P", p), ("Q", q)):
+            if np.any(v < 0) or not abs(v.sum() - 1) < 1e-12:
+                raise InvalidSpecification(f"{name} must be a probability vector, got {v}")
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "q", q)
+
+    def swapped(self) -> "FinitePair":
+        return FinitePair(self.q, self.p)

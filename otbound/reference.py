@@ -1,0 +1,96 @@
+"""High-precision reference values by mpmath quadrature — slow, independent, for checking.
+
+These functions share no numerical code with :mod:`otbound.renyi` and
+:mod:`otbound.hockey_stick`: densities are evaluated directly in mpmath at ``dps`` digits and
+integrated with tanh-sinh quadrature on intervals split at every place where the integrand can
+peak or bend (component means, the plateau points ``α μ_i + (1 − α) ν_j``, and a few standard
+deviations around them). They are the oracle of the test suite and the slow side of the benchmarks.
+"""
+
+from __future__ import annotations
+
+import mpmath as mp
+
+from otbound.pairs import Family, MixturePair
+
+
+def _log_density(pair: MixturePair, side: str, z):
+    means, log_weights = ((pair.p_means, pair.p_log_weights) if side == "p"
+                          else (pair.q_means, pair.q_log_weights))
+    log_weights = [mp.mpf(w) for w in log_weights]
+    # Weights rounded to doubles sum to 1 only up to ~1e-16: renormalise at full precision.
+    norm = mp.log(mp.fsum(mp.exp(w) for w in log_weights))
+    log_weights = [w - norm for w in log_weights]
+    s = mp.mpf(pair.scale)
+    if pair.family is Family.GAUSSIAN:
+        terms = [w - (z - mp.mpf(m)) ** 2 / (2 * s * s) for m, w in zip(means, log_weights)]
+        constant = -mp.log(s * mp.sqrt(2 * mp.pi))
+    else:
+        terms = [w - abs(z - mp.mpf(m)) / s for m, w in zip(means, log_weights)]
+        constant = -mp.log(2 * s)
+    top = max(terms)
+    return top + mp.log(mp.fsum(mp.exp(t - top) for t in terms)) + constant
+
+
+def _breakpoints(pair: MixturePair, alpha) -> list:
+    s = pair.scale
+    means = sorted(set(float(m) for m in list(pair.p_means) + list(pair.q_means)))
+    points = set(means)
+    if pair.family is Family.GAUSSIAN:
+        centres = set(means) | {0.0}
+        for mu in pair.p_means:
+            for nu in pair.q_means:
+                centres.add(float(alpha) * float(mu) + (1 - float(alpha)) * float(nu))
+        for c in centres:
+            points.update(c + k * s for k in range(-14, 15))
+    return sorted(points)
+
+
+def log_psi(pair: MixturePair, alpha, dps: int = 40):
+    """``(log Ψ_α(P ‖ Q), error estimate of log Ψ)`` as mpmath numbers."""
+    with mp.workdps(dps):
+        alpha = mp.mpf(alpha)
+
+        def g(z):
+            return alpha * _log_density(pair, "p", z) + (1 - alpha) * _log_density(pair, "q", z)
+
+        points = _breakpoints(pair, alpha)
+        top = max(g(mp.mpf(z)) for z in points)
+        value, error = mp.quad(lambda z: mp.exp(g(z) - top), [-mp.inf] + points + [mp.inf],
+                               error=True, maxdegree=10)
+        return mp.log(value) + top, error / value
+
+
+def hockey_stick(pair: MixturePair, epsilon, dps: int = 60):
+    """``(H_{e^ε}(P ‖ Q), error estimate)`` for pairs whose likelihood ratio increases."""
+    with mp.workdps(dps):
+        epsilon = mp.mpf(epsilon)
+
+        def loss(z):
+            return _log_density(pair, "p", z) - _log_density(pair, "q", z)
+
+        lo, hi = mp.mpf(-1), mp.mpf(1)
+        while loss(hi) <= epsilon:
+            if hi > 1e7:
+                return mp.mpf(0), mp.mpf(0)
+            hi *= 2
+        while loss(lo) > epsilon:
+            lo *= 2
+        for _ in range(dps * 4):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if loss(mid) <= epsilon else (lo, mid)
+        root = hi
+        gamma = mp.exp(epsilon)
+
+        # mp.quad stops on an absolute error test: rescale the integrand to order one.
+        scale = _log_density(pair, "p", root)
+
+        def excess(z):
+            return (mp.exp(_log_density(pair, "p", z) - scale)
+                    - gamma * mp.exp(_log_density(pair, "q", z) - scale))
+
+        near_root = [root + k * pair.scale for k in range(1, 60)]
+        points = sorted({root, *near_root, *(p for p in _breakpoints(pair, 1) if p > root)})
+        points.append(mp.inf)
+        value, error = mp.quad(excess, points, error=True, maxdegree=10)
+        return value * mp.exp(scale), error * mp.exp(scale)

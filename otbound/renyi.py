@@ -1,0 +1,330 @@
+"""The scaled Rényi divergence ``Ψ_α(P ‖ Q) = ∫ P^α Q^{1−α}`` of dominating pairs, in log space.
+
+``Ψ_α − 1 = ∫ Q φ_α(P/Q)`` with ``φ_α(L) = L^α − 1 − α (L − 1) ≥ 0``, because ``∫ Q = ∫ P = 1``.
+otbound integrates this non-negative form, which keeps tiny divergences (``Ψ_α − 1 ≈ 10^{-10}``)
+accurate to many digits, and works with its logarithm, which keeps astronomically large ones
+finite. Closed forms are used where they exist: finite pairs, and the binomial expansion of the
+Poisson subsampled Gaussian with one removed element and integer α (001 Prop. E.4; the sum runs
+over non-negative terms only). Everything else is integrated by :mod:`otbound.quadrature` on
+panels placed around the peaks of the integrand, for all requested orders at once.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import gammaln
+
+from otbound.errors import InvalidSpecification
+from otbound.numeric import NumericBound
+from otbound.pairs import Family, FinitePair, MixturePair, log_sum_exp
+from otbound.quadrature import ROUNDING, integrate_exp
+
+MAX_ALPHA = 1e4
+TAIL = 64.0
+"""Panels reach down to ``exp(-TAIL)`` (< 1e-27) times the largest value of the integrand."""
+_SERIES = np.arange(2, 30)
+_LOG_FACTORIAL = gammaln(_SERIES + 1)
+
+
+def check_orders(alphas) -> np.ndarray:
+    """Validate Rényi orders: real numbers in (1, 10⁴]."""
+    alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
+    for alpha in alphas:
+        if not (1 < alpha <= MAX_ALPHA):
+            raise InvalidSpecification(
+                f"order alpha must be in (1, {MAX_ALPHA:g}], got {alpha:g}")
+    return alphas
+
+
+def log_phi(alpha, u: np.ndarray) -> np.ndarray:
+    """``log φ_α(e^u) = log(e^{αu} − 1 − α(e^u − 1))``, accurate for tiny and huge ``|u|``.
+
+    ``alpha`` is a number or an array shaped like ``u``.
+    """
+    u = np.asarray(u, dtype=float)
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=float), u.shape)
+    au = alpha * u
+    out = np.full(u.shape, -np.inf)
+    small = np.abs(au) <= 0.5
+    if small.any():
+        a, us = alpha[small][:, None], u[small][:, None]
+        # (α^k − α)/k! = α (α^{k−1} − 1)/k!, exact even for α close to 1.
+        coefficients = a * np.expm1((_SERIES - 1) * np.log(a)) * np.exp(-_LOG_FACTORIAL)
+        total = (coefficients * us ** _SERIES).sum(axis=1)
+        with np.errstate(divide="ignore"):
+            out[small] = np.log(total)
+    middle = ~small & (au <= 700)
+    if middle.any():
+        a, um = alpha[middle], u[middle]
+        with np.errstate(divide="ignore"):
+            out[middle] = np.log(np.expm1(a * um) - a * np.expm1(um))
+    large = au > 700
+    if large.any():
+        a, ul = alpha[large], u[large]
+        # log(1 + α (e^u − 1)) = u + log(α − (α − 1) e^{−u}) for u > 0
+        second = ul + np.log(a - (a - 1) * np.exp(-ul))
+        out[large] = a * ul + np.log1p(-np.exp(second - a * ul))
+    return out
+
+
+def _log_psi_from_excess(log_excess: np.ndarray, relative_error: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """``log Ψ = log(1 + I)`` and its absolute error, from ``log I`` and ``I``'s relative error."""
+    log_excess = np.asarray(log_excess, dtype=float)
+    with np.errstate(over="ignore"):
+        value = np.where(log_excess > 0, log_excess + np.log1p(np.exp(-np.abs(log_excess))),
+                         np.log1p(np.exp(np.minimum(log_excess, 0.0))))
+        share = np.where(log_excess > 0, 1 / (1 + np.exp(-np.abs(log_excess))),
+                         np.exp(np.minimum(log_excess, 0.0))
+                         / (1 + np.exp(np.minimum(log_excess, 0.0))))
+    return value, relative_error * share
+
+
+def log_psi(pair: MixturePair | FinitePair, alpha: float) -> NumericBound:
+    """``log Ψ_α(P ‖ Q)`` as an upper bound (estimate plus its error estimate)."""
+    return log_psi_curve(pair, [alpha])[0]
+
+
+def log_psi_curve(pair: MixturePair | FinitePair, alphas) -> list[NumericBound]:
+    """``log Ψ_α(P ‖ Q)`` for every order in ``alphas``, each rounded up by its error."""
+    alphas = check_orders(alphas)
+    if isinstance(pair, FinitePair):
+        values, errors = _finite(pair, alphas)
+    elif pair.is_trivial():
+        values, errors = np.zeros(alphas.size), np.zeros(alphas.size)
+    else:
+        values, errors = np.empty(alphas.size), np.empty(alphas.size)
+        integer = (alphas == np.floor(alphas)) & _is_single_gaussian_removal(pair)
+        if integer.any():
+            values[integer], errors[integer] = _binomial(pair, alphas[integer].astype(int))
+        if (~integer).any():
+            values[~integer], errors[~integer] = _integrated(pair, alphas[~integer])
+    return [NumericBound.rounded_up(float(v), float(e)) for v, e in zip(values, errors)]
+
+
+def _finite(pair: FinitePair, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    support = pair.q > 0
+    if np.any((pair.p > 0) & ~support):
+        return np.full(alphas.size, math.inf), np.zeros(alphas.size)
+    with np.errstate(divide="ignore"):
+        u = np.log(pair.p[support]) - np.log(pair.q[support])
+        log_q = np.log(pair.q[support])
+    terms = log_q[None, :] + log_phi(alphas[:, None], np.broadcast_to(u, (alphas.size, u.size)))
+    return _log_psi_from_excess(log_sum_exp(terms, axis=1), np.full(alphas.size, 4 * ROUNDING))
+
+
+def _is_single_gaussian_removal(pair: MixturePair) -> bool:
+    return (pair.family is Family.GAUSSIAN and pair.q_means.size == 1 and pair.p_means.size == 2
+            and pair.q_means[0] == 0 and 0 in pair.p_means)
+
+
+def _binomial(pair: MixturePair, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``Ψ_α((1−r) N(0) + r N(d) ‖ N(0)) − 1 = Σ_{k≥2} C(α,k) r^k (1−r)^{α−k} expm1(k(k−1)d²/2s²)``.
+
+    001 Prop. E.4 (binomial expansion of Zhu & Wang 2019); every term is non-negative.
+    """
+    top = int(np.argmax(pair.p_means != 0))
+    distance, log_r = pair.p_means[top], pair.p_log_weights[top]
+    log_keep = pair.p_log_weights[1 - top]
+    counts = alphas - 1
+    owner = np.repeat(np.arange(alphas.size), counts)
+    alpha = alphas[owner].astype(float)
+    k = (np.arange(owner.size) - np.repeat(np.cumsum(counts) - counts, counts) + 2).astype(float)
+    exponent = k * (k - 1) * distance ** 2 / (2 * pair.scale ** 2)
+    log_expm1 = np.where(exponent > 30, exponent + np.log1p(-np.exp(-np.maximum(exponent, 30))),
+                         np.log(np.expm1(np.minimum(exponent, 30))))
+    terms = (gammaln(alpha + 1) - gammaln(k + 1) - gammaln(alpha - k + 1) + k * log_r
+             + (alpha - k) * log_keep + log_expm1)
+    starts = np.cumsum(counts) - counts
+    top_term = np.maximum.reduceat(terms, starts)
+    log_excess = np.log(np.add.reduceat(np.exp(terms - top_term[owner]), starts)) + top_term
+    return _log_psi_from_excess(log_excess, 4 * ROUNDING * np.sqrt(alphas))
+
+
+def _integrated(pair: MixturePair, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def log_integrand(z: np.ndarray, group: np.ndarray) -> np.ndarray:
+        relative_q = pair.log_relative_density("q", z)
+        loss = pair.log_relative_density("p", z) - relative_q
+        return relative_q + pair.log_reference(z) + log_phi(alphas[group], loss)
+
+    if pair.family is Family.GAUSSIAN:
+        edges, group = _gaussian_panels(pair, alphas)
+        tails, tail_error = np.full(alphas.size, -np.inf), np.zeros(alphas.size)
+    else:
+        edges, group, tails, tail_error = _laplace_panels(pair, alphas)
+    result = integrate_exp(log_integrand, edges, group, alphas.size)
+    log_excess = np.logaddexp(result.log_values, tails)
+    with np.errstate(invalid="ignore"):
+        share = np.where(np.isfinite(log_excess), np.exp(result.log_values - log_excess), 0.0)
+    error = result.relative_errors * share + tail_error * (1 - share) + 4 * ROUNDING
+    return _log_psi_from_excess(log_excess, error)
+
+
+# --- Gaussian pairs: panels around the peaks of P^α Q^{1−α} ---------------------------------
+
+def _log_power_mean(pair: MixturePair, alpha: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """``g(z) = log(P^α Q^{1−α})`` (``alpha`` shaped like ``z``)."""
+    return (alpha * pair.log_relative_density("p", z)
+            + (1 - alpha) * pair.log_relative_density("q", z) + pair.log_reference(z))
+
+
+def _moments(pair: MixturePair, side: str, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    means, log_weights = ((pair.p_means, pair.p_log_weights) if side == "p"
+                          else (pair.q_means, pair.q_log_weights))
+    logits = log_weights[:, None] + pair.relative_log(means, z)
+    weights = np.exp(logits - logits.max(axis=0))
+    weights /= weights.sum(axis=0)
+    mean = (weights * means[:, None]).sum(axis=0)
+    variance = np.maximum((weights * means[:, None] ** 2).sum(axis=0) - mean ** 2, 0.0)
+    return mean, variance
+
+
+def _derivatives(pair: MixturePair, alpha: np.ndarray,
+                 z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First and second derivative of ``g`` (Gaussian components)."""
+    s2 = pair.scale ** 2
+    mean_p, var_p = _moments(pair, "p", z)
+    mean_q, var_q = _moments(pair, "q", z)
+    first = (alpha * mean_p + (1 - alpha) * mean_q - z) / s2
+    second = (alpha * var_p + (1 - alpha) * var_q) / s2 ** 2 - 1 / s2
+    return first, second
+
+
+def _transitions(means: np.ndarray, log_weights: np.ndarray, s: float) -> list[float]:
+    order = np.argsort(means)
+    mu, lw = means[order], log_weights[order]
+    return [float((mu[i] + mu[i + 1]) / 2 + s * s * (lw[i] - lw[i + 1]) / (mu[i + 1] - mu[i]))
+            for i in range(len(mu) - 1) if mu[i + 1] > mu[i]]
+
+
+def _gaussian_peaks(pair: MixturePair, alphas: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Local maxima of ``g`` (position, curvature, order index), for every order.
+
+    ``g'(z) = (α m_P(z) + (1 − α) m_Q(z) − z)/s²`` with ``m_P``, ``m_Q`` the posterior mean
+    component positions, so every critical point lies in ``[lo, hi]`` below, near a point where
+    both ``m_P`` and ``m_Q`` sit on a component (``α μ_i + (1 − α) ν_j``) or one of them switches.
+    Newton's method from all these candidates finds the peaks.
+    """
+    s = pair.scale
+    a = alphas[:, None]
+    lo = a * pair.p_means.min() + (1 - a) * pair.q_means.max()
+    hi = a * pair.p_means.max() + (1 - a) * pair.q_means.min()
+    fixed = np.array([0.0] + _transitions(pair.p_means, pair.p_log_weights, s)
+                     + _transitions(pair.q_means, pair.q_log_weights, s))
+    plateaus = (a[:, :, None] * pair.p_means[None, :, None]
+                + (1 - a[:, :, None]) * pair.q_means[None, None, :])
+    candidates = np.concatenate([np.broadcast_to(fixed, (alphas.size, fixed.size)), lo, hi,
+                                 plateaus.reshape(alphas.size, -1)], axis=1)
+    candidates = np.clip(candidates, lo, hi)
+    owner = np.repeat(np.arange(alphas.size), candidates.shape[1])
+    z, lo, hi, alpha = candidates.ravel(), np.repeat(lo, candidates.shape[1]), \
+        np.repeat(hi, candidates.shape[1]), alphas[owner]
+    heights = _log_power_mean(pair, alpha, z)
+    best = np.full(alphas.size, -np.inf)
+    np.maximum.at(best, owner, heights)
+    promising = heights >= best[owner] - 2 * TAIL
+    z, lo, hi, alpha, owner = z[promising], lo[promising], hi[promising], alpha[promising], \
+        owner[promising]
+    span = 10 * s + 0.1 * (hi - lo)
+    for _ in range(100):
+        first, second = _derivatives(pair, alpha, z)
+        newton = np.where(second < 0, -first / np.where(second < 0, second, -1.0),
+                          np.sign(first) * s)
+        z_new = np.clip(z + np.clip(newton, -span, span), lo, hi)
+        if np.all(np.abs(z_new - z) <= 1e-12 * (1 + np.abs(z))):
+            break
+        z = z_new
+    key = np.round(z / (s / 8))
+    _, unique = np.unique(np.column_stack([owner, key]), axis=0, return_index=True)
+    z, alpha, owner = z[unique], alpha[unique], owner[unique]
+    _, second = _derivatives(pair, alpha, z)
+    return z, np.maximum(-second, 1e-300), owner
+
+
+_STEPS = np.concatenate([np.arange(1.0, 16.0), 2.0 ** np.arange(4, 50)])
+_STEPS = np.concatenate([-_STEPS, _STEPS])
+
+
+def _extents(pair: MixturePair, alpha: np.ndarray, centers: np.ndarray, widths: np.ndarray,
+             floor: np.ndarray) -> np.ndarray:
+    """For each peak, how far left and right ``g`` stays above ``floor`` (in steps of its width)."""
+    offsets = widths[:, None] * _STEPS[None, :]
+    values = _log_power_mean(pair, np.repeat(alpha, _STEPS.size),
+                             (centers[:, None] + offsets).ravel()).reshape(offsets.shape)
+    below = values < floor[:, None]
+    half = _STEPS.size // 2
+    result = np.empty((centers.size, 2))
+    for column, part in enumerate((slice(0, half), slice(half, None))):
+        hit = below[:, part]
+        first = np.where(hit.any(axis=1), hit.argmax(axis=1), half - 1)
+        result[:, column] = np.abs(offsets[:, part][np.arange(centers.size), first])
+    return result
+
+
+def _gaussian_panels(pair: MixturePair, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    s = pair.scale
+    peaks, curvature, owner = _gaussian_peaks(pair, alphas)
+    alpha = alphas[owner]
+    heights = _log_power_mean(pair, alpha, peaks)
+    best = np.full(alphas.size, -np.inf)
+    np.maximum.at(best, owner, heights)
+    keep = heights >= best[owner] - TAIL
+    widths = np.minimum(s, 1 / np.sqrt(curvature[keep]))
+    reaches = _extents(pair, alpha[keep], peaks[keep], widths, best[owner[keep]] - TAIL)
+    intervals: list[list[tuple[float, float, float]]] = [[] for _ in alphas]
+    for g, center, width, (left, right) in zip(owner[keep], peaks[keep], widths, reaches):
+        intervals[g].append((center - left, center + right, width))
+    reach = math.sqrt(2 * TAIL) * s + s
+    bulk = (pair.q_means.min() - reach, pair.q_means.max() + reach, s)
+    return _panels([found + [bulk] for found in intervals])
+
+
+def _panels(intervals: list[list[tuple[float, float, float]]]) -> tuple[np.ndarray, np.ndarray]:
+    """Per group: merge overlapping intervals, cut each into panels no wider than its width."""
+    edges, owners = [], []
+    for g, found in enumerate(intervals):
+        merged: list[list[float]] = []
+        for a, b, width in sorted(found):
+            if merged and a <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], b)
+                merged[-1][2] = min(merged[-1][2], width)
+            else:
+                merged.append([a, b, width])
+        for a, b, width in merged:
+            count = int(min(max(math.ceil((b - a) / width), 1), 4000))
+            points = np.linspace(a, b, count + 1)
+            edges.append(np.column_stack([points[:-1], points[1:]]))
+            owners.append(np.full(count, g))
+    return np.concatenate(edges), np.concatenate(owners)
+
+
+# --- Laplace pairs: exact tails, panels between the kinks ---------------------------------
+
+def _laplace_panels(pair: MixturePair, alphas: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Panels between the means, ``log ∫`` over both tails (where ``P/Q`` is constant), and the
+    relative rounding error of the tails."""
+    s = pair.scale
+    means = np.unique(np.concatenate([pair.p_means, pair.q_means]))
+    tails, magnitude = np.full(alphas.size, -np.inf), np.zeros(alphas.size)
+    for end, direction in ((means.max(), 1), (means.min(), -1)):
+        # Beyond every mean, each density is a multiple of exp(−direction·z/s).
+        log_p = log_sum_exp(pair.p_log_weights + direction * pair.p_means / s)
+        log_q = log_sum_exp(pair.q_log_weights + direction * pair.q_means / s)
+        log_q_tail = log_q - direction * end / s - math.log(2)
+        tails = np.logaddexp(tails, log_q_tail + log_phi(alphas, np.full(alphas.size,
+                                                                         log_p - log_q)))
+        magnitude = np.maximum(magnitude, abs(log_q_tail) + alphas * (abs(log_p) + abs(log_q)))
+    cuts = [means[0]]
+    for a, b in zip(means[:-1], means[1:]):
+        cuts.extend(np.linspace(a, b, int(math.ceil((b - a) / min(1.0, s / 2))) + 1)[1:])
+    cuts = np.array(cuts)
+    tail_error = 8 * np.finfo(float).eps * magnitude
+    if cuts.size < 2:
+        return np.empty((0, 2)), np.empty(0, dtype=int), tails, tail_error
+    single = np.column_stack([cuts[:-1], cuts[1:]])
+    edges = np.tile(single, (alphas.size, 1))
+    return edges, np.repeat(np.arange(alphas.size), single.shape[0]), tails, tail_error
