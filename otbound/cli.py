@@ -2,7 +2,8 @@
 
 ``otbound derive --list`` lists the catalogue; ``otbound derive NAME_OR_PATH [--latex] [--json]``
 derives one bound and prints it with its checks; ``otbound derive --all`` runs every derivation and
-prints a summary table. Exit codes: 0 when every check passes, 1 when a check fails, 2 for bad input.
+prints a summary table. ``otbound rdp`` and ``otbound adp`` evaluate the privacy of one subsampled
+step. Exit codes: 0 on success, 1 when a derivation check fails, 2 for bad input.
 """
 
 from __future__ import annotations
@@ -11,10 +12,15 @@ import argparse
 import json
 import sys
 
+import math
+
+from otbound.amplification import Method, adp, rdp
 from otbound.catalog import catalogue, find
 from otbound.derivation import run
-from otbound.errors import OtboundError
+from otbound.errors import InvalidSpecification, OtboundError, UnsupportedOperation
+from otbound.mechanisms import Mechanism, RandomizedResponse, gaussian, laplace
 from otbound.report import DerivationReport
+from otbound.subsampling import Subsampling
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -40,7 +46,43 @@ def build_parser() -> argparse.ArgumentParser:
     derive.add_argument("--latex", action="store_true", help="print the theorem in LaTeX")
     derive.add_argument("--json", action="store_true", help="print one JSON object")
     derive.set_defaults(handler=_derive)
+    for name, values, handler in (("rdp", "--alpha", _rdp), ("adp", "--epsilon", _adp)):
+        command = commands.add_parser(
+            name, help=f"{'Rényi' if name == 'rdp' else 'approximate'} DP of one subsampled step")
+        _add_setting(command)
+        command.add_argument(values, required=True, type=_numbers(values),
+                             help="one value or a comma-separated list")
+        command.add_argument("--json", action="store_true", help="print one JSON object")
+        command.set_defaults(handler=handler)
     return parser
+
+
+def _numbers(flag: str):
+    def parse(text: str) -> list[float]:
+        try:
+            return [float(part) for part in text.split(",")]
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{flag} takes a number or a comma-separated list of numbers, got {text!r}")
+    return parse
+
+
+def _add_setting(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--scheme", required=True, choices=("poisson", "wor"))
+    command.add_argument("--rate", type=float, help="Poisson sampling rate r in [0, 1]")
+    command.add_argument("--group", type=int, help="every pair at insertion/removal distance <= K")
+    command.add_argument("--insertions", type=int, help="K+ inserted elements (one pair)")
+    command.add_argument("--removals", type=int, help="K- removed elements (one pair)")
+    command.add_argument("--batch-size", type=int, help="batch size q (--scheme wor)")
+    command.add_argument("--dataset-size", type=int, help="dataset size N (--scheme wor)")
+    command.add_argument("--substitutions", type=int, help="substituted elements (--scheme wor)")
+    command.add_argument("--mechanism", required=True,
+                         choices=("gaussian", "laplace", "randomized-response"))
+    command.add_argument("--sigma", type=float, help="Gaussian standard deviation")
+    command.add_argument("--scale", type=float, help="Laplace scale b")
+    command.add_argument("--theta", type=float, help="true-response probability in (0, 1)")
+    command.add_argument("--sensitivity", type=float, help="sensitivity L (default 1)")
+    command.add_argument("--method", default="tight", choices=[m.value for m in Method])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,6 +117,75 @@ def _derive(args: argparse.Namespace) -> int:
     else:
         print(report.to_text())
     return EXIT_OK if report.passed else EXIT_FAILED
+
+
+_MECHANISM_FLAGS = {"gaussian": "sigma", "laplace": "scale", "randomized-response": "theta"}
+
+
+def _mechanism(args: argparse.Namespace) -> Mechanism:
+    needed = _MECHANISM_FLAGS[args.mechanism]
+    for flag in _MECHANISM_FLAGS.values():
+        if flag != needed and getattr(args, flag) is not None:
+            raise InvalidSpecification(f"--{flag} does not apply to --mechanism {args.mechanism}")
+    if getattr(args, needed) is None:
+        raise InvalidSpecification(f"--mechanism {args.mechanism} needs --{needed}")
+    if args.mechanism == "randomized-response":
+        if args.sensitivity is not None:
+            raise InvalidSpecification("--sensitivity does not apply to randomized response")
+        return RandomizedResponse(args.theta)
+    sensitivity = 1.0 if args.sensitivity is None else args.sensitivity
+    make = gaussian if args.mechanism == "gaussian" else laplace
+    return make(getattr(args, needed), sensitivity)
+
+
+def _setting(args: argparse.Namespace) -> tuple[Subsampling, Mechanism, Method]:
+    subsampling = Subsampling(args.scheme, rate=args.rate, batch_size=args.batch_size,
+                              dataset_size=args.dataset_size, group=args.group,
+                              insertions=args.insertions, removals=args.removals,
+                              substitutions=args.substitutions)
+    return subsampling, _mechanism(args), Method(args.method)
+
+
+def _describe(subsampling: Subsampling, mechanism: Mechanism) -> dict:
+    described = subsampling.describe()
+    described["mechanism"] = mechanism.name
+    for field in ("scale", "sensitivity", "theta"):
+        if hasattr(mechanism, field):
+            key = "sigma" if field == "scale" and mechanism.name == "gaussian" else field
+            described[key] = getattr(mechanism, field)
+    return described
+
+
+def _finite(values: list[float]) -> None:
+    if not all(math.isfinite(v) for v in values):
+        raise UnsupportedOperation("the bound is not finite for this setting")
+
+
+def _evaluate(args: argparse.Namespace, inputs: str, outputs: str, evaluate) -> int:
+    subsampling, mechanism, method = _setting(args)
+    points = getattr(args, inputs)
+    bounds = evaluate(subsampling, mechanism, method, points)
+    values = [b.value for b in bounds]
+    _finite(values)
+    result = {inputs: points, outputs: values, "error_bound": [b.error for b in bounds],
+              "method": method.value, "setting": _describe(subsampling, mechanism)}
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return EXIT_OK
+    print(f"{'RDP' if outputs == 'epsilon' else 'ADP'} of one step — method {method.value}; "
+          + ", ".join(f"{k} = {v}" for k, v in result["setting"].items()))
+    print(f"{inputs:>12}  {outputs:>24}  {'error bound':>11}")
+    for point, bound in zip(points, bounds):
+        print(f"{point:>12.6g}  {bound.value:>24.17g}  {bound.error:>11.2e}")
+    return EXIT_OK
+
+
+def _rdp(args: argparse.Namespace) -> int:
+    return _evaluate(args, "alpha", "epsilon", rdp)
+
+
+def _adp(args: argparse.Namespace) -> int:
+    return _evaluate(args, "epsilon", "delta", adp)
 
 
 def _summary(reports: list[DerivationReport]) -> str:

@@ -31,7 +31,7 @@ def check_epsilons(epsilons) -> np.ndarray:
     epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
     for epsilon in epsilons:
         if not (0 <= epsilon < math.inf):
-            raise InvalidSpecification(f"epsilon must be a finite number >= 0, got {epsilon:g}")
+            raise InvalidSpecification(f"--epsilon must be a finite number >= 0, got {epsilon:g}")
     return epsilons
 
 

@@ -105,7 +105,9 @@ class MixturePair:
         mu, z = means[:, None], z[None, :]
         if self.family is Family.GAUSSIAN:
             return (mu * z - 0.5 * mu * mu) / self.scale ** 2
-        return (np.abs(z) - np.abs(z - mu)) / self.scale
+        # |z| − |z − μ| = sign(μ)·(2·clip(z, min(0, μ), max(0, μ)) − μ), exact for any |z|.
+        clipped = np.clip(z, np.minimum(mu, 0.0), np.maximum(mu, 0.0))
+        return np.sign(mu) * (2 * clipped - mu) / self.scale
 
     def log_reference(self, z: np.ndarray) -> np.ndarray:
         """``log D(z; 0)``."""

@@ -82,8 +82,9 @@ def integrate_exp(log_f: Callable[[np.ndarray, np.ndarray], np.ndarray], edges: 
     ``log_f`` takes flat arrays of nodes and of their groups and may return ``-inf``.
     """
     edges = np.asarray(edges, dtype=float).reshape(-1, 2)
-    a, b = edges[:, 0].copy(), edges[:, 1].copy()
-    group = np.zeros(a.size, dtype=int) if group is None else np.asarray(group, dtype=int)
+    group = np.zeros(len(edges), dtype=int) if group is None else np.asarray(group, dtype=int)
+    wide = edges[:, 1] > edges[:, 0]
+    a, b, group = edges[wide, 0].copy(), edges[wide, 1].copy(), group[wide]
     kept_log, kept_error, kept_group = [], [], []
     largest = np.zeros(groups)
     evaluated = 0
@@ -105,8 +106,11 @@ def integrate_exp(log_f: Callable[[np.ndarray, np.ndarray], np.ndarray], edges: 
         last = round_number == max_rounds - 1 or evaluated + 2 * a.size > max_panels
         for g in ([] if last else np.unique(group)):
             members = np.flatnonzero(group == g)
-            budget = rtol - np.exp(done_error[g] - scale[members[0]])
+            # Below the rounding noise of log f, halving panels cannot reduce the error.
+            noise = 16 * np.finfo(float).eps * largest[g]
+            budget = rtol + noise - np.exp(done_error[g] - scale[members[0]])
             split[members] = _to_split(error[members], budget)
+        split &= (b - a) > 64 * np.finfo(float).eps * np.maximum(np.abs(a) + np.abs(b), 1.0)
         with np.errstate(divide="ignore"):
             kept_log.append(fine[~split])
             kept_error.append(np.log(error[~split]) + scale[~split])

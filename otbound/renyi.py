@@ -28,13 +28,14 @@ _SERIES = np.arange(2, 30)
 _LOG_FACTORIAL = gammaln(_SERIES + 1)
 
 
-def check_orders(alphas) -> np.ndarray:
-    """Validate Rényi orders: real numbers in (1, 10⁴]."""
+def check_orders(alphas, limit: bool = True) -> np.ndarray:
+    """Validate Rényi orders: real numbers in (1, 10⁴] (any finite order > 1 without limit)."""
     alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
+    top = MAX_ALPHA if limit else math.inf
     for alpha in alphas:
-        if not (1 < alpha <= MAX_ALPHA):
+        if not (1 < alpha <= top) or not math.isfinite(alpha):
             raise InvalidSpecification(
-                f"order alpha must be in (1, {MAX_ALPHA:g}], got {alpha:g}")
+                f"--alpha (the Rényi order) must be in (1, {MAX_ALPHA:g}], got {alpha:g}")
     return alphas
 
 
@@ -87,9 +88,13 @@ def log_psi(pair: MixturePair | FinitePair, alpha: float) -> NumericBound:
     return log_psi_curve(pair, [alpha])[0]
 
 
-def log_psi_curve(pair: MixturePair | FinitePair, alphas) -> list[NumericBound]:
-    """``log Ψ_α(P ‖ Q)`` for every order in ``alphas``, each rounded up by its error."""
-    alphas = check_orders(alphas)
+def log_psi_curve(pair: MixturePair | FinitePair, alphas,
+                  limit: bool = True) -> list[NumericBound]:
+    """``log Ψ_α(P ‖ Q)`` for every order in ``alphas``, each rounded up by its error.
+
+    Orders above 10⁴ are refused unless ``limit`` is false (post-hoc group bounds need them).
+    """
+    alphas = check_orders(alphas, limit)
     if isinstance(pair, FinitePair):
         values, errors = _finite(pair, alphas)
     elif pair.is_trivial():
@@ -320,7 +325,7 @@ def _laplace_panels(pair: MixturePair, alphas: np.ndarray
         magnitude = np.maximum(magnitude, abs(log_q_tail) + alphas * (abs(log_p) + abs(log_q)))
     cuts = [means[0]]
     for a, b in zip(means[:-1], means[1:]):
-        cuts.extend(np.linspace(a, b, int(math.ceil((b - a) / min(1.0, s / 2))) + 1)[1:])
+        cuts.extend(np.linspace(a, b, int(math.ceil(b - a)) + 1)[1:])
     cuts = np.array(cuts)
     tail_error = 8 * np.finfo(float).eps * magnitude
     if cuts.size < 2:

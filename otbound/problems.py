@@ -1,0 +1,84 @@
+"""Mixture problems with numeric weights: the input of the mechanism solvers.
+
+A :class:`NumericProblem` is the numeric form of one :class:`otbound.bound.MixtureProblem`:
+``max_ŷ Ψ(Σ_i w_i b_{ŷ_i} ‖ Σ_j v_j b_{ŷ'_j})`` under a constraint matrix, with the weights as
+logarithms (so that ``Binom(32 | 32, 10⁻⁶) = 10⁻¹⁹²`` is no problem). The
+:func:`insert_remove_pattern` is the constraint matrix of 003 Thm. 3.7, which every solver for
+additive-noise mechanisms recognises.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+import sympy as sp
+
+from otbound.bound import ConstraintMatrix, MixtureProblem
+from otbound.errors import InvalidSpecification
+
+
+@dataclass(frozen=True, eq=False)
+class NumericProblem:
+    """Log-weights of the left (``x``) and right (``x'``) mixtures, and their constraints."""
+
+    left: np.ndarray
+    right: np.ndarray
+    constraints: ConstraintMatrix
+
+    def __post_init__(self) -> None:
+        left, right = np.asarray(self.left, dtype=float), np.asarray(self.right, dtype=float)
+        if left.size + right.size != len(self.constraints.labels):
+            raise InvalidSpecification("one constraint label per mixture component is needed")
+        object.__setattr__(self, "left", left)
+        object.__setattr__(self, "right", right)
+
+    @staticmethod
+    def from_problem(problem: MixtureProblem,
+                     values: Mapping[sp.Symbol, object]) -> "NumericProblem":
+        """Evaluate the weights of a symbolic problem (30 significant digits, then logs)."""
+        def log_weight(weight: sp.Expr) -> float:
+            value = sp.sympify(weight).subs(values).evalf(30)
+            if not value.is_number or value < 0:
+                raise InvalidSpecification(f"weight {weight} does not evaluate to a probability")
+            return -math.inf if value == 0 else float(sp.log(value).evalf(30))
+
+        return NumericProblem(np.array([log_weight(c.weight) for c in problem.left]),
+                              np.array([log_weight(c.weight) for c in problem.right]),
+                              problem.constraints)
+
+    def closed(self) -> ConstraintMatrix:
+        """The constraints closed under the triangle inequality, relabelled by position."""
+        names = tuple(f"L{i + 1}" for i in range(self.left.size)) + \
+            tuple(f"R{j + 1}" for j in range(self.right.size))
+        return self.constraints.closure().relabelled(names)
+
+
+def insert_remove_pattern(inserted: int, removed: int) -> ConstraintMatrix:
+    """003 Thm. 3.7: ``d(L_t, L_u) ≤ |t − u|``, ``d(R_t, R_u) ≤ |t − u|``,
+    ``d(L_t, R_u) ≤ (t − 1) + (u − 1)`` for ``removed + 1`` left and ``inserted + 1`` right
+    components (already closed under the triangle inequality)."""
+    left = [f"L{t}" for t in range(1, removed + 2)]
+    right = [f"R{u}" for u in range(1, inserted + 2)]
+    bounds = {}
+    for side in (left, right):
+        for (t, a), (u, b) in itertools.combinations(enumerate(side), 2):
+            bounds[(a, b)] = u - t
+    for (t, a), (u, b) in itertools.product(enumerate(left), enumerate(right)):
+        bounds[(a, b)] = t + u
+    return ConstraintMatrix.from_pairs(left + right, bounds)
+
+
+def log_binomial_weights(count: int, rate: float) -> np.ndarray:
+    """``log Binom(i | count, rate)`` for ``i = 0 … count``, accurate for tiny rates."""
+    i = np.arange(count + 1)
+    log_choose = (math.lgamma(count + 1) - np.array([math.lgamma(k + 1) for k in i])
+                  - np.array([math.lgamma(count - k + 1) for k in i]))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_r = np.where(i > 0, i * math.log(rate) if rate > 0 else -np.inf, 0.0)
+        log_keep = np.where(count - i > 0,
+                            (count - i) * math.log1p(-rate) if rate < 1 else -np.inf, 0.0)
+    return log_choose + log_r + log_keep
