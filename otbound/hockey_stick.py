@@ -59,9 +59,12 @@ def hockey_stick_curve(pair: MixturePair | FinitePair, epsilons) -> list[Numeric
 
 def _finite(pair: FinitePair, epsilon: float) -> NumericBound:
     gamma = math.exp(epsilon)
-    excess = np.maximum(pair.p - gamma * pair.q, 0.0)
-    return NumericBound.rounded_up(float(excess.sum()),
-                                   4 * EPS * float((pair.p + gamma * pair.q).sum()))
+    difference = pair.p - gamma * pair.q
+    rounding = 4 * EPS * (pair.p + gamma * pair.q)
+    # Only outcomes whose excess might be positive after rounding contribute an error.
+    uncertain = difference > -rounding
+    return NumericBound.rounded_up(float(np.maximum(difference, 0.0).sum()),
+                                   float(rounding[uncertain].sum()))
 
 
 def _require_monotone(pair: MixturePair) -> None:

@@ -89,7 +89,7 @@ def hockey_stick(pair: MixturePair, epsilon, dps: int = 60):
             return (mp.exp(_log_density(pair, "p", z) - scale)
                     - gamma * mp.exp(_log_density(pair, "q", z) - scale))
 
-        near_root = [root + k * pair.scale for k in range(1, 60)]
+        near_root = [root + k * pair.scale for k in range(1, 40)]
         points = sorted({root, *near_root, *(p for p in _breakpoints(pair, 1) if p > root)})
         points.append(mp.inf)
         value, error = mp.quad(excess, points, error=True, maxdegree=10)

@@ -58,9 +58,11 @@ def log_phi(alpha, u: np.ndarray) -> np.ndarray:
             out[small] = np.log(total)
     middle = ~small & (au <= 700)
     if middle.any():
-        a, um = alpha[middle], u[middle]
+        b, um = alpha[middle] - 1, u[middle]
+        # e^{αu} − 1 − α(e^u − 1) = e^u (e^{βu} − 1) − β (e^u − 1) with β = α − 1: no
+        # cancellation of order 1/β when α is close to 1.
         with np.errstate(divide="ignore"):
-            out[middle] = np.log(np.expm1(a * um) - a * np.expm1(um))
+            out[middle] = np.log(np.exp(um) * np.expm1(b * um) - b * np.expm1(um))
     large = au > 700
     if large.any():
         a, ul = alpha[large], u[large]

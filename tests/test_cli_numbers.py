@@ -1,0 +1,63 @@
+"""``otbound rdp`` and ``otbound adp``: output keys, agreement with the library, bad input."""
+
+import json
+
+import pytest
+
+from otbound.cli import main
+
+BASE = ["--scheme", "poisson", "--rate", "0.01", "--mechanism", "gaussian", "--sigma", "1"]
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_rdp_json(capsys):
+    code, out, _ = run_cli(capsys, "rdp", *BASE, "--alpha", "2,8,1.5", "--json")
+    result = json.loads(out)
+    assert code == 0 and result["alpha"] == [2.0, 8.0, 1.5]
+    assert set(result) == {"alpha", "epsilon", "method", "setting", "error_bound"}
+    assert result["method"] == "tight" and result["setting"]["group"] == 1
+    assert abs(result["epsilon"][0] - 1.7181342207454e-4) < 1e-15
+
+
+def test_adp_json_and_text(capsys):
+    code, out, _ = run_cli(capsys, "adp", "--scheme", "poisson", "--rate", "0.2", "--group", "4",
+                           "--mechanism", "laplace", "--scale", "2", "--epsilon", "0.5,1",
+                           "--method", "agnostic", "--json")
+    result = json.loads(out)
+    assert code == 0 and set(result) == {"epsilon", "delta", "method", "setting", "error_bound"}
+    assert result["method"] == "agnostic" and len(result["delta"]) == 2
+    code, out, _ = run_cli(capsys, "adp", *BASE, "--epsilon", "1")
+    assert code == 0 and "delta" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["rdp", "--scheme", "poisson", "--rate", "1.5", "--mechanism", "gaussian", "--sigma", "1",
+      "--alpha", "2"], "--rate must be in [0, 1], got 1.5"),
+    (["rdp", *BASE, "--alpha", "1"], "--alpha (the Rényi order) must be in (1, 10000], got 1"),
+    (["rdp", "--scheme", "poisson", "--rate", "0.1", "--mechanism", "gaussian", "--sigma", "0",
+      "--alpha", "2"], "--sigma must be a finite number > 0, got 0"),
+    (["adp", "--scheme", "poisson", "--rate", "0.1", "--mechanism", "randomized-response",
+      "--theta", "1", "--epsilon", "1"], "--theta must be in (0, 1), got 1"),
+    (["adp", "--scheme", "wor", "--batch-size", "8", "--dataset-size", "8", "--mechanism",
+      "gaussian", "--sigma", "1", "--epsilon", "1"], "--batch-size must be smaller than"),
+    (["adp", *BASE, "--group", "-3", "--epsilon", "1"], "--group must be an integer >= 1, got -3"),
+    (["adp", *BASE, "--epsilon", "-1"], "--epsilon must be a finite number >= 0, got -1"),
+    (["adp", *BASE, "--epsilon", "1,a"], "--epsilon takes a number or a comma-separated list"),
+    (["adp", "--scheme", "poisson", "--rate", "0.1", "--mechanism", "gaussian", "--epsilon", "1"],
+     "--mechanism gaussian needs --sigma"),
+    (["rdp", *BASE, "--scale", "2", "--alpha", "2"], "--scale does not apply to --mechanism gaussian"),
+    (["rdp", "--scheme", "wor", "--batch-size", "2", "--dataset-size", "9", "--mechanism",
+      "gaussian", "--sigma", "1", "--alpha", "2"], "use --method agnostic"),
+])
+def test_invalid_settings_exit_2_with_one_line(capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_info:
+        code = main(argv)
+        raise SystemExit(code)
+    out, err = capsys.readouterr()
+    assert exit_info.value.code == 2 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1

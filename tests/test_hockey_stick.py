@@ -1,0 +1,87 @@
+"""δ(ε) of dominating pairs: the closed form against an independent high-precision quadrature."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from otbound import reference
+from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.hockey_stick import hockey_stick, hockey_stick_curve
+from otbound.pairs import Family, FinitePair, MixturePair
+from otbound.problems import log_binomial_weights
+
+
+def pair(family, scale, inserted, removed, rate):
+    return MixturePair(family, scale, np.arange(removed + 1), log_binomial_weights(removed, rate),
+                       -np.arange(inserted + 1), log_binomial_weights(inserted, rate))
+
+
+CASES = [(family, scale, inserted, removed, rate, epsilon)
+         for family in Family for scale in (0.5, 2.0)
+         for inserted, removed in ((0, 1), (1, 0), (0, 4), (4, 0), (2, 3))
+         for rate in (1e-3, 0.2) for epsilon in (0.0, 0.3, 2.0, 6.0)]
+
+
+def _some(cases, step):
+    """Every ``step``-th case in the default run, all of them in the slow run."""
+    return [case if i % step == 0 else pytest.param(*case, marks=pytest.mark.slow)
+            for i, case in enumerate(cases)]
+
+
+@pytest.mark.parametrize("family, scale, inserted, removed, rate, epsilon", _some(CASES, 7))
+def test_delta_agrees_with_high_precision_quadrature(family, scale, inserted, removed, rate,
+                                                    epsilon):
+    p = pair(family, scale, inserted, removed, rate)
+    bound = hockey_stick(p, epsilon)
+    exact, error = reference.hockey_stick(p, epsilon)
+    exact = float(exact)
+    if exact == 0 or bound.value == 0:
+        assert bound.value == 0 and exact == 0
+        return
+    assert bound.value >= exact and bound.value - exact <= 1e-9 * exact
+
+
+def test_delta_is_exactly_zero_above_the_supremum_of_the_ratio():
+    rate, group = 0.1, 3
+    insertion = pair(Family.GAUSSIAN, 1.0, group, 0, rate)   # P = N(0): sup P/Q = (1 − r)^−K
+    sup = -group * math.log1p(-rate)
+    assert hockey_stick(insertion, sup).value == 0.0
+    assert hockey_stick(insertion, sup * 0.99).value > 0.0
+    laplace = pair(Family.LAPLACE, 1.0, 0, 2, rate)
+    assert hockey_stick(laplace, 5.0).value == 0.0
+
+
+def test_total_variation_at_epsilon_zero():
+    p = MixturePair(Family.GAUSSIAN, 1.0, [1.0], [0.0], [0.0], [0.0])
+    tv = math.erf(0.5 / math.sqrt(2))   # TV(N(1,1), N(0,1)) = 2Φ(1/2) − 1
+    bound = hockey_stick(p, 0.0)
+    assert 0 <= bound.value - tv <= 2 * bound.error + 1e-16
+
+
+def test_finite_pairs():
+    p = FinitePair([0.75, 0.25], [0.25, 0.75])
+    bound = hockey_stick(p, math.log(2))
+    assert 0 <= bound.value - (0.75 - 2 * 0.25) <= bound.error + 1e-16
+
+
+@settings(max_examples=40)
+@given(family=st.sampled_from(list(Family)), scale=st.floats(0.3, 5.0),
+       inserted=st.integers(0, 6), removed=st.integers(0, 6), rate=st.floats(1e-6, 0.6),
+       epsilons=st.lists(st.floats(0, 20), min_size=2, max_size=6))
+def test_delta_is_non_increasing_in_epsilon(family, scale, inserted, removed, rate, epsilons):
+    epsilons = np.sort(np.array(epsilons))
+    deltas = np.array([b.value for b in hockey_stick_curve(
+        pair(family, scale, inserted, removed, rate), epsilons)])
+    assert np.all((deltas >= 0) & (deltas <= 1 + 1e-12))
+    assert np.all(np.diff(deltas) <= 1e-12 * deltas[:-1] + 1e-300)
+
+
+def test_bad_epsilon_and_non_monotone_pairs_are_refused():
+    with pytest.raises(InvalidSpecification, match="--epsilon must be a finite number >= 0"):
+        hockey_stick(pair(Family.GAUSSIAN, 1.0, 0, 1, 0.1), -1.0)
+    crossed = MixturePair(Family.GAUSSIAN, 1.0, [-1.0], [0.0], [0.0], [0.0])
+    with pytest.raises(UnsupportedOperation, match="monotone likelihood ratio"):
+        hockey_stick(crossed, 1.0)

@@ -1,0 +1,133 @@
+"""Mechanism solvers, the numeric statements, and their agreement with the derivation engine."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from otbound.catalog import find
+from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.mechanisms import RandomizedResponse, gaussian, laplace
+from otbound.pairs import FinitePair, MixturePair
+from otbound.problems import NumericProblem, insert_remove_pattern
+from otbound.renyi import log_psi
+from otbound.subsampling import (poisson_problem, wor_group_terms, wor_substitution_problem)
+from otbound.symbols import N, q, r
+
+
+def derived_problems(name, variant):
+    from conftest import report_for
+    report = report_for(name)
+    bound = report.variants[variant].bound
+    return [term for case in bound.cases for term in case.canonical().terms]
+
+
+def same_problem(numeric: NumericProblem, other: NumericProblem) -> bool:
+    return (np.allclose(numeric.left, other.left, rtol=1e-12, atol=0)
+            and np.allclose(numeric.right, other.right, rtol=1e-12, atol=0)
+            and numeric.closed() == other.closed())
+
+
+@pytest.mark.parametrize("variant", range(9))
+def test_poisson_statement_is_the_engines_bound(variant):
+    from conftest import report_for
+    derivation = find("003-thm-3.7")
+    relation = derivation.variants[variant].relation
+    (probability, problem), = derived_problems("003-thm-3.7", variant)
+    assert probability == 1
+    for rate in (0.3, 1e-4):
+        engine = NumericProblem.from_problem(problem, {r: rate})
+        assert same_problem(poisson_problem(rate, relation.inserted, relation.removed), engine)
+
+
+def test_wor_statements_are_the_engines_bounds():
+    (probability, problem), = derived_problems("001-thm-3.6", 0)
+    engine = NumericProblem.from_problem(problem, {q: 3, N: 50})
+    assert same_problem(wor_substitution_problem(3, 50), engine)
+    for variant, group in enumerate((1, 2, 3)):
+        terms = derived_problems("001-prop-E.5", variant)
+        numeric = wor_group_terms(4, 30, group)
+        assert len(terms) == len(numeric)
+        for (p, problem), (log_p, expected) in zip(terms, numeric):
+            assert math.isclose(float(p.subs({q: 4, N: 30})), math.exp(log_p), rel_tol=1e-12)
+            assert problem.constraints.closure().relabelled(("L1", "R1")) == expected.closed()
+
+
+def test_gaussian_solver_builds_collinear_equidistant_means():
+    (p,) = gaussian(2.0, sensitivity=0.5).tight_pairs(poisson_problem(0.1, 2, 3))
+    assert isinstance(p, MixturePair) and p.scale == 4.0
+    assert list(p.p_means) == [0, 1, 2, 3] and list(p.q_means) == [0, -1, -2]
+
+
+def test_solvers_refuse_patterns_they_cannot_solve():
+    with pytest.raises(UnsupportedOperation, match="constraint pattern of 003 Thm. 3.7"):
+        gaussian(1.0).tight_pairs(wor_substitution_problem(2, 10))
+    with pytest.raises(UnsupportedOperation, match="constraint pattern"):
+        laplace(1.0).tight_pairs(wor_substitution_problem(2, 10))
+
+
+def rr_thm_3_7(theta, w, alpha):
+    """001 Thm. 3.7 as published: max over τ1, τ2, τ4 ∈ {θ, 1 − θ}."""
+    best = 0.0
+    for t1, t2, t4 in itertools.product((theta, 1 - theta), repeat=3):
+        total = sum(((1 - w) * abs(z - t1) + w * abs(z - t2)) ** alpha
+                    / ((1 - w) * abs(z - t1) + w * abs(z - t4)) ** (alpha - 1) for z in (0, 1))
+        best = max(best, total)
+    return math.log(best)
+
+
+@pytest.mark.parametrize("theta, alpha", [(0.6, 2.0), (0.75, 3.5), (0.9, 20.0)])
+def test_randomized_response_solver_reproduces_thm_3_7(theta, alpha):
+    problem = wor_substitution_problem(5, 100)
+    value = max(log_psi(p, alpha).value for p in RandomizedResponse(theta).tight_pairs(problem))
+    assert math.isclose(value, rr_thm_3_7(theta, 0.05, alpha), rel_tol=1e-12)
+
+
+def rr_thm_g1(theta, rate, group, alpha, printed):
+    """001 Thm. G.1; ``printed`` uses the reverse term as printed (exponent α − 1 above)."""
+    weights = [math.comb(group, i) * rate ** i * (1 - rate) ** (group - i) for i in range(group + 1)]
+    best = 0.0
+    for taus in itertools.product((theta, 1 - theta), repeat=group + 1):
+        mix = [sum(w * abs(z - t) for w, t in zip(weights, taus)) for z in (0, 1)]
+        single = [abs(z - taus[0]) for z in (0, 1)]
+        forward = sum(m ** alpha / s ** (alpha - 1) for m, s in zip(mix, single))
+        power = alpha - 1 if printed else alpha
+        reverse = sum(s ** power / m ** (alpha - 1) for m, s in zip(mix, single))
+        best = max(best, forward, reverse)
+    return math.log(best)
+
+
+@pytest.mark.parametrize("group", [1, 2, 3])
+def test_randomized_response_solver_matches_corrected_thm_g1(group):
+    rr, alpha, rate = RandomizedResponse(0.75), 4.0, 0.2
+    value = max(log_psi(p, alpha).value for shape in ((group, 0), (0, group))
+                for p in rr.tight_pairs(poisson_problem(rate, *shape)))
+    assert math.isclose(value, rr_thm_g1(0.75, rate, group, alpha, printed=False), rel_tol=1e-12)
+
+
+def test_printed_reverse_term_of_g1_is_not_a_divergence_of_distributions():
+    # At r = 0 both mixtures are one Bernoulli distribution: every divergence is Ψ = 1. The term
+    # as printed gives Σ_z |z − τ1|^{α−1} / |z − τ1|^{α−1} = 2 instead.
+    assert math.isclose(rr_thm_g1(0.75, 0.0, 2, 3.0, printed=True), math.log(2))
+    assert math.isclose(rr_thm_g1(0.75, 0.0, 2, 3.0, printed=False), 0.0, abs_tol=1e-15)
+
+
+def test_group_profiles_are_the_divergences_of_the_distance_pairs():
+    alphas = np.array([1.5, 2.0, 7.0])
+    for mechanism in (gaussian(1.5), laplace(0.7), RandomizedResponse(0.8)):
+        direct = [b.value for b in __import__("otbound.renyi", fromlist=["x"]).log_psi_curve(
+            mechanism.distance_pair(2), alphas)]
+        assert np.allclose(mechanism.group_log_psi(2, alphas), direct, rtol=1e-12)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: gaussian(0.0), "--sigma must be a finite number > 0, got 0"),
+    (lambda: gaussian(1.0, sensitivity=-1), "--sensitivity must be a finite number > 0"),
+    (lambda: laplace(float("nan")), "--scale must be a finite number > 0"),
+    (lambda: RandomizedResponse(1.0), r"--theta must be in \(0, 1\), got 1"),
+])
+def test_bad_mechanism_parameters(make, message):
+    with pytest.raises(InvalidSpecification, match=message):
+        make()

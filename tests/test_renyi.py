@@ -1,0 +1,141 @@
+"""Ψ_α of dominating pairs: closed forms, quadrature, and agreement with independent oracles."""
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from otbound import reference
+from otbound.errors import InvalidSpecification
+from otbound.pairs import Family, FinitePair, MixturePair
+from otbound.problems import log_binomial_weights
+from otbound.renyi import log_phi, log_psi, log_psi_curve
+
+def _some(cases, step):
+    """Every ``step``-th case in the default run, all of them in the slow run."""
+    return [case if i % step == 0 else pytest.param(*case, marks=pytest.mark.slow)
+            for i, case in enumerate(cases)]
+
+
+DP_SIGMAS = [0.5, 1.0, 2.0, 5.0]
+DP_RATES = [0.001, 0.01, 0.1, 0.2]
+DP_ORDERS = [2, 3, 4, 8, 16, 32, 64, 128, 256]
+
+
+def pair(family, scale, inserted, removed, rate):
+    return MixturePair(family, scale, np.arange(removed + 1), log_binomial_weights(removed, rate),
+                       -np.arange(inserted + 1), log_binomial_weights(inserted, rate))
+
+
+def epsilon_k1(sigma, rate, orders):
+    """K = 1 Poisson subsampled Gaussian: the larger of the removal and insertion terms."""
+    removal = pair(Family.GAUSSIAN, sigma, 0, 1, rate)
+    forward, backward = log_psi_curve(removal, orders), log_psi_curve(removal.swapped(), orders)
+    return np.array([max(f.value, b.value) / (a - 1)
+                     for f, b, a in zip(forward, backward, orders)])
+
+
+@pytest.mark.parametrize("alpha", [1.0001, 1.5, 2.0, 7.3, 100.0, 9999.0])
+@pytest.mark.parametrize("u", [-40.0, -2.0, -0.3, -1e-3, -1e-9, 1e-12, 1e-6, 0.01, 0.7, 3.0, 50.0])
+def test_log_phi_matches_mpmath(alpha, u):
+    with mp.workdps(60):
+        a, x = mp.mpf(alpha), mp.mpf(u)
+        exact = mp.log(mp.exp(a * x) - 1 - a * mp.expm1(x))
+    assert abs(log_phi(alpha, np.array([u]))[0] - float(exact)) <= 1e-13 * max(1, abs(float(exact)))
+
+
+def test_k1_gaussian_agrees_with_dp_accounting():
+    from dp_accounting.rdp.rdp_privacy_accountant import (
+        _compute_rdp_poisson_subsampled_gaussian as dp_accounting_rdp)
+    worst = 0.0
+    for sigma in DP_SIGMAS:
+        for rate in DP_RATES:
+            ours = epsilon_k1(sigma, rate, DP_ORDERS)
+            theirs = dp_accounting_rdp(rate, sigma, DP_ORDERS)
+            worst = max(worst, float(np.max(np.abs(ours - theirs) / theirs)))
+    assert worst <= 1e-9, worst
+
+
+FRACTIONAL = [(sigma, rate, alpha) for sigma in DP_SIGMAS for rate in DP_RATES
+              for alpha in (1.5, 2.5, 7.3)]
+
+
+@pytest.mark.parametrize("sigma, rate, alpha", _some(FRACTIONAL, 5))
+def test_fractional_orders_agree_with_high_precision_quadrature(sigma, rate, alpha):
+    removal = pair(Family.GAUSSIAN, sigma, 0, 1, rate)
+    exact = max(float(reference.log_psi(removal, alpha)[0]),
+                float(reference.log_psi(removal.swapped(), alpha)[0])) / (alpha - 1)
+    ours = epsilon_k1(sigma, rate, [alpha])[0]
+    assert ours >= exact and (ours - exact) <= 1e-9 * exact
+
+
+def test_dp_accounting_is_loose_at_fractional_orders():
+    from dp_accounting.rdp.rdp_privacy_accountant import (
+        _compute_rdp_poisson_subsampled_gaussian as dp_accounting_rdp)
+    ours = epsilon_k1(1.0, 0.01, [1.5])[0]
+    theirs = dp_accounting_rdp(0.01, 1.0, [1.5])[0]
+    assert theirs > ours * 1.03
+
+
+CASES = [(family, scale, inserted, removed, rate, alpha)
+         for family in Family for scale in (0.5, 2.0) for inserted, removed in ((0, 3), (3, 0),
+                                                                                (2, 1))
+         for rate in (1e-3, 0.2) for alpha in (1.5, 7.3, 64.0)]
+
+
+@pytest.mark.parametrize("family, scale, inserted, removed, rate, alpha", _some(CASES, 4))
+def test_group_pairs_agree_with_high_precision_quadrature(family, scale, inserted, removed,
+                                                         rate, alpha):
+    p = pair(family, scale, inserted, removed, rate)
+    bound = log_psi(p, alpha)
+    exact = float(reference.log_psi(p, alpha)[0])
+    assert bound.value >= exact
+    assert bound.value - exact <= 1e-11 * abs(exact) + 1e-15
+
+
+def test_finite_pairs_use_the_closed_form():
+    p = FinitePair([0.75, 0.25], [0.25, 0.75])
+    expected = math.log(0.75 ** 3 * 0.25 ** -2 + 0.25 ** 3 * 0.75 ** -2)
+    assert abs(log_psi(p, 3).value - expected) < 1e-14
+    assert log_psi(FinitePair([0.5, 0.5], [1.0, 0.0]), 2).value == math.inf
+
+
+def test_binomial_closed_form_and_quadrature_agree():
+    removal = pair(Family.GAUSSIAN, 1.3, 0, 1, 0.07)
+    closed = log_psi(removal, 12.0).value
+    integrated = log_psi(removal, 12.0 + 1e-9).value
+    assert abs(closed - integrated) < 1e-6 * closed
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("family", list(Family))
+@pytest.mark.parametrize("rate, scale", [(1e-6, 0.3), (1e-6, 5.0), (0.2, 0.3), (0.5, 5.0)])
+def test_large_groups_evaluate_without_overflow_or_warnings(family, rate, scale):
+    orders = [1.0001, 1.5, 2, 10, 100.5, 1000, 10_000]
+    for inserted, removed in ((0, 32), (32, 0), (16, 16)):
+        values = [b.value for b in log_psi_curve(pair(family, scale, inserted, removed, rate),
+                                                 orders)]
+        assert all(math.isfinite(v) and v >= 0 for v in values)
+        epsilons = np.array(values) / (np.array(orders) - 1)
+        assert np.all(np.diff(epsilons) >= -1e-12 * epsilons[1:])
+
+
+@settings(max_examples=40)
+@given(family=st.sampled_from(list(Family)), scale=st.floats(0.3, 5.0),
+       inserted=st.integers(0, 4), removed=st.integers(0, 4),
+       rate=st.floats(1e-5, 0.6), orders=st.lists(st.floats(1.01, 1e4), min_size=2, max_size=5))
+def test_epsilon_is_non_decreasing_in_alpha(family, scale, inserted, removed, rate, orders):
+    orders = np.sort(np.array(orders))
+    p = pair(family, scale, inserted, removed, rate)
+    epsilons = np.array([b.value for b in log_psi_curve(p, orders)]) / (orders - 1)
+    assert np.all(np.isfinite(epsilons))
+    assert np.all(np.diff(epsilons) >= -1e-9 * np.abs(epsilons[1:]) - 1e-15)
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.5, 10_001.0, float("nan"), float("inf")])
+def test_orders_outside_range_are_refused(alpha):
+    with pytest.raises(InvalidSpecification, match="--alpha"):
+        log_psi(pair(Family.GAUSSIAN, 1.0, 0, 1, 0.1), alpha)
