@@ -1,4 +1,4 @@
-.PHONY: install derive test slow
+.PHONY: install derive test slow bench
 
 install:
 	pip install -e '.[test]'
@@ -11,3 +11,7 @@ test:
 
 slow:
 	python -m pytest -m slow
+
+bench:
+	python benchmarks/rdp_benchmark.py
+	python benchmarks/fractional_orders.py

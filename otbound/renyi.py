@@ -24,7 +24,7 @@ from otbound.quadrature import ROUNDING, integrate_exp
 MAX_ALPHA = 1e4
 TAIL = 64.0
 """Panels reach down to ``exp(-TAIL)`` (< 1e-27) times the largest value of the integrand."""
-_SERIES = np.arange(2, 30)
+_SERIES = np.arange(2, 24)
 _LOG_FACTORIAL = gammaln(_SERIES + 1)
 
 
@@ -50,12 +50,16 @@ def log_phi(alpha, u: np.ndarray) -> np.ndarray:
     out = np.full(u.shape, -np.inf)
     small = np.abs(au) <= 0.5
     if small.any():
-        a, us = alpha[small][:, None], u[small][:, None]
+        values, which = np.unique(alpha[small], return_inverse=True)
+        a = values[:, None]
         # (α^k − α)/k! = α (α^{k−1} − 1)/k!, exact even for α close to 1.
-        coefficients = a * np.expm1((_SERIES - 1) * np.log(a)) * np.exp(-_LOG_FACTORIAL)
-        total = (coefficients * us ** _SERIES).sum(axis=1)
+        coefficients = (a * np.expm1((_SERIES - 1) * np.log(a)) * np.exp(-_LOG_FACTORIAL))[which]
+        us = u[small]
+        total = np.zeros(us.size)
+        for k in range(_SERIES.size - 1, -1, -1):   # Horner: Σ_k c_k u^k = u²(c₂ + u(c₃ + …))
+            total = total * us + coefficients[:, k]
         with np.errstate(divide="ignore"):
-            out[small] = np.log(total)
+            out[small] = np.log(total * us * us)
     middle = ~small & (au <= 700)
     if middle.any():
         b, um = alpha[middle] - 1, u[middle]
