@@ -26,7 +26,7 @@ from scipy.special import gammaln
 
 from otbound.errors import UnsupportedOperation
 from otbound.hockey_stick import check_epsilons, hockey_stick_curve
-from otbound.mechanisms import Mechanism
+from otbound.mechanisms import Mechanism, single_distance
 from otbound.numeric import NumericBound
 from otbound.pairs import log_sum_exp
 from otbound.problems import log_binomial_weights
@@ -118,7 +118,7 @@ def _agnostic_log_psi(setting: Subsampling, mechanism: Mechanism, alphas: np.nda
         return _exact(value)
     if setting.scheme == "wor":
         return _exact(log_sum_exp(np.array(
-            [log_p + mechanism.group_log_psi(_distance(problem), alphas)
+            [log_p + mechanism.group_log_psi(single_distance(problem), alphas)
              for log_p, problem in setting.cases()[0]]), axis=0))
     cases = []
     for inserted, removed in setting.shapes():
@@ -130,30 +130,21 @@ def _agnostic_log_psi(setting: Subsampling, mechanism: Mechanism, alphas: np.nda
     return _exact(np.max(np.array(cases), axis=0))
 
 
-def _distance(problem) -> int:
-    return int(problem.closed().bounds[0][1])
-
-
-def _binomial_sum(weight: float, mechanism: Mechanism, alphas: np.ndarray,
-                  first: int) -> np.ndarray:
-    """``log Σ_{l=first}^{α} C(α, l) w^l (1 − w)^{α−l} Ψ_l`` with ``Ψ_l`` at distance 1."""
-    result = []
-    for alpha in alphas.astype(int):
-        l = np.arange(first, alpha + 1)
-        log_psi = np.where(l >= 2, mechanism.group_log_psi(1, np.maximum(l, 2)), 0.0)
-        result.append(log_sum_exp(gammaln(alpha + 1) - gammaln(l + 1) - gammaln(alpha - l + 1)
-                                  + l * math.log(weight) + (alpha - l) * math.log1p(-weight)
-                                  + log_psi))
-    return np.array(result)
-
-
 def _zhu_wang(rate: float, mechanism: Mechanism, alphas: np.ndarray) -> np.ndarray:
-    """001 Prop. E.4 (removal case): ``Σ_l C(α,l) r^l (1−r)^{α−l} Ψ_l`` for integer α."""
+    """001 Prop. E.4 (removal case): ``log Σ_l C(α,l) r^l (1−r)^{α−l} Ψ_l`` for integer α,
+    with ``Ψ_0 = Ψ_1 = 1`` and ``Ψ_l`` the base divergence at distance 1."""
     if rate == 0:
         return np.zeros(alphas.size)
     if rate == 1:
         return mechanism.group_log_psi(1, alphas)
-    return _binomial_sum(rate, mechanism, alphas, 0)
+    result = []
+    for alpha in alphas.astype(int):
+        l = np.arange(0, alpha + 1)
+        log_psi = np.where(l >= 2, mechanism.group_log_psi(1, np.maximum(l, 2)), 0.0)
+        result.append(log_sum_exp(gammaln(alpha + 1) - gammaln(l + 1) - gammaln(alpha - l + 1)
+                                  + l * math.log(rate) + (alpha - l) * math.log1p(-rate)
+                                  + log_psi))
+    return np.array(result)
 
 
 def _wang_et_al(w: float, mechanism: Mechanism, alphas: np.ndarray) -> np.ndarray:
@@ -228,7 +219,7 @@ def _agnostic_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.nda
         w = setting.batch_size / setting.dataset_size
         return _balle(w, lambda eps: w * mechanism.group_delta(1, eps), epsilons)
     if setting.scheme == "wor":
-        total = sum(math.exp(log_p) * mechanism.group_delta(_distance(problem), epsilons)
+        total = sum(math.exp(log_p) * mechanism.group_delta(single_distance(problem), epsilons)
                     for log_p, problem in setting.cases()[0])
         return _exact_delta(total)
     cases = []

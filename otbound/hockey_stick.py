@@ -88,20 +88,23 @@ def _log_sup_ratio(pair: MixturePair) -> float:
 
 
 def _loss_and_slope(pair: MixturePair, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``log P − log Q`` and its derivative."""
-    slope = np.zeros(z.shape)
+    """``log P − log Q`` and its derivative (plain log-sum-exp: the root only needs to be
+    accurate to first order, since δ is stationary in it)."""
+    loss, slope = np.zeros(z.shape), np.zeros(z.shape)
     for side, sign in (("p", 1.0), ("q", -1.0)):
         means, log_weights = ((pair.p_means, pair.p_log_weights) if side == "p"
                               else (pair.q_means, pair.q_log_weights))
         logits = log_weights[:, None] + pair.relative_log(means, z)
-        weights = np.exp(logits - logits.max(axis=0))
-        weights /= weights.sum(axis=0)
+        top = logits.max(axis=0)
+        weights = np.exp(logits - top)
+        total = weights.sum(axis=0)
         if pair.family is Family.GAUSSIAN:
             derivative = means[:, None] / pair.scale ** 2
         else:
             derivative = (np.sign(z)[None, :] - np.sign(z[None, :] - means[:, None])) / pair.scale
-        slope += sign * (weights * derivative).sum(axis=0)
-    return pair.log_loss(z), slope
+        loss += sign * (top + np.log(total))
+        slope += sign * (weights * derivative).sum(axis=0) / total
+    return loss, slope
 
 
 _GRID = np.concatenate([-(2.0 ** np.arange(60, -1, -1)), [0.0], 2.0 ** np.arange(0, 61)])
@@ -109,8 +112,8 @@ _GRID = np.concatenate([-(2.0 ** np.arange(60, -1, -1)), [0.0], 2.0 ** np.arange
 
 def _roots(pair: MixturePair, epsilons: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``z*`` with ``log P(z*) − log Q(z*) = ε``, by bracketed Newton steps; and the last step."""
-    loss_grid = pair.log_loss(_GRID * max(pair.scale, 1.0))
     grid = _GRID * max(pair.scale, 1.0)
+    loss_grid, _ = _loss_and_slope(pair, grid)
     above = loss_grid[None, :] > epsilons[:, None]
     first = np.argmax(above, axis=1)
     hi, lo = grid[first], grid[np.maximum(first - 1, 0)]

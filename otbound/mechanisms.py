@@ -80,7 +80,7 @@ def _pattern_sizes(problem: NumericProblem) -> tuple[int, int]:
     return inserted, removed
 
 
-def _single_distance(problem: NumericProblem) -> int:
+def single_distance(problem: NumericProblem) -> int:
     """The distance bound between the only two components of a problem (001 Prop. E.5)."""
     bound = problem.closed().bounds[0][1]
     if not math.isfinite(bound):
@@ -112,7 +112,7 @@ class AdditiveNoise(Mechanism):
 
     def tight_pairs(self, problem: NumericProblem) -> list[Pair]:
         if problem.left.size == problem.right.size == 1:
-            return [self.distance_pair(_single_distance(problem))]
+            return [self.distance_pair(single_distance(problem))]
         inserted, removed = _pattern_sizes(problem)
         return [MixturePair(self.family, self.noise_multiplier, np.arange(removed + 1),
                             problem.left, -np.arange(inserted + 1), problem.right)]

@@ -94,3 +94,31 @@ def hockey_stick(pair: MixturePair, epsilon, dps: int = 60):
         points.append(mp.inf)
         value, error = mp.quad(excess, points, error=True, maxdegree=10)
         return value * mp.exp(scale), error * mp.exp(scale)
+
+
+def multinomial_log_psi(pair: MixturePair, alpha: int, dps: int = 50):
+    """``log Ψ_α(Σ_k w_k N(k, s²) ‖ N(0, s²))`` for integer α by 001 App. G.5, in mpmath.
+
+    ``Ψ_α = Σ_S [t^S] (Σ_k w_k e^{−k²/2s²} t^k)^α · e^{S²/2s²}``: a polynomial power, no
+    quadrature. Its cost grows like ``α² K²`` and it cancels badly in double precision for tiny
+    divergences, so otbound uses it only as an oracle.
+    """
+    if pair.family is not Family.GAUSSIAN or list(pair.q_means) != [0]:
+        raise ValueError("the multinomial form needs Q = N(0, s²) and Gaussian components")
+    with mp.workdps(dps):
+        s2 = mp.mpf(pair.scale) ** 2
+        degree = int(max(pair.p_means))
+        weights = [mp.exp(mp.mpf(w)) for w in pair.p_log_weights]
+        norm = mp.fsum(weights)   # doubles sum to 1 only up to ~1e-16: renormalise
+        base = [mp.mpf(0)] * (degree + 1)
+        for mean, weight in zip(pair.p_means, weights):
+            k = int(mean)
+            base[k] += weight / norm * mp.exp(-mp.mpf(k * k) / (2 * s2))
+        power = [mp.mpf(1)]
+        for _ in range(int(alpha)):
+            grown = [mp.mpf(0)] * (len(power) + degree)
+            for i, a in enumerate(power):
+                for k, b in enumerate(base):
+                    grown[i + k] += a * b
+            power = grown
+        return mp.log(mp.fsum(c * mp.exp(mp.mpf(S * S) / (2 * s2)) for S, c in enumerate(power)))

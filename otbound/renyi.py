@@ -16,6 +16,7 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
+from otbound import reference
 from otbound.errors import InvalidSpecification
 from otbound.numeric import NumericBound
 from otbound.pairs import Family, FinitePair, MixturePair, log_sum_exp
@@ -112,7 +113,21 @@ def log_psi_curve(pair: MixturePair | FinitePair, alphas,
             values[integer], errors[integer] = _binomial(pair, alphas[integer].astype(int))
         if (~integer).any():
             values[~integer], errors[~integer] = _integrated(pair, alphas[~integer])
+        _escalate(pair, alphas, values, errors)
     return [NumericBound.rounded_up(float(v), float(e)) for v, e in zip(values, errors)]
+
+
+ESCALATE = 1e-10
+"""Relative error of ``log Ψ`` above which an order is recomputed in 40-digit mpmath."""
+
+
+def _escalate(pair: MixturePair, alphas: np.ndarray, values: np.ndarray,
+              errors: np.ndarray) -> None:
+    """Recompute, in place, the orders whose double-precision error estimate is too large."""
+    for index in np.flatnonzero(errors > ESCALATE * np.abs(values)):
+        value, relative = reference.log_psi(pair, alphas[index])
+        if relative < errors[index]:
+            values[index], errors[index] = float(value), float(relative) + 1e-30
 
 
 def _finite(pair: FinitePair, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -139,3 +139,30 @@ def test_epsilon_is_non_decreasing_in_alpha(family, scale, inserted, removed, ra
 def test_orders_outside_range_are_refused(alpha):
     with pytest.raises(InvalidSpecification, match="--alpha"):
         log_psi(pair(Family.GAUSSIAN, 1.0, 0, 1, 0.1), alpha)
+
+
+@pytest.mark.parametrize("group, rate, sigma, alpha", [(2, 0.2, 1.0, 5), (4, 0.01, 0.5, 8),
+                                                       (8, 0.2, 1.0, 16), (3, 1e-4, 3.0, 3)])
+def test_forward_group_term_matches_the_multinomial_expansion(group, rate, sigma, alpha):
+    # 001 App. G.5: a closed form independent of any quadrature.
+    removal = pair(Family.GAUSSIAN, sigma, 0, group, rate)
+    exact = float(reference.multinomial_log_psi(removal, alpha))
+    bound = log_psi(removal, float(alpha))
+    assert bound.value >= exact and bound.value - exact <= 1e-11 * exact + 1e-16
+
+
+def test_orders_with_a_large_error_estimate_are_recomputed_in_high_precision(monkeypatch):
+    from otbound import quadrature, renyi
+    from otbound.quadrature import LogIntegrals
+
+    original = quadrature.integrate_exp
+
+    def sloppy(*args, **kwargs):
+        result = original(*args, **kwargs)
+        return LogIntegrals(result.log_values, np.full(result.log_values.shape, 1e-3))
+
+    monkeypatch.setattr(renyi, "integrate_exp", sloppy)
+    p = pair(Family.GAUSSIAN, 1.0, 2, 1, 0.1)
+    bound = log_psi(p, 3.5)
+    exact = float(reference.log_psi(p, 3.5)[0])
+    assert bound.error < 1e-20 and 0 <= bound.value - exact <= 1e-14 * exact
