@@ -47,5 +47,8 @@ DERIVATION = Derivation(
     scheme=Poisson(r),
     batch_relation=BatchRelation.INSERTION_REMOVAL,
     variants=(Variant("K = 1", InsertionRemoval(), (removal_case, insertion_case), published),),
+    tight=(("gaussian", "001 Thm. 4.2/G.3 with K = 1"),
+           ("randomized-response", "001 Thm. G.1/G.2 with K = 1"),
+           ("laplace", "003 Thm. M.2 with K = 1 (not in the seeds)")),
     grid=InstanceGrid(range(1, 9), tuple({r: Fraction(*v)} for v in ((1, 2), (1, 3), (2, 7)))),
 )

@@ -37,6 +37,7 @@ DERIVATION = Derivation(
     scheme=WithoutReplacement(q),
     batch_relation=BatchRelation.SUBSTITUTION,
     variants=(Variant("K = 1", Substitution(), (CASE,), published),),
+    tight=(("randomized-response", "001 Thm. 3.7/F.1"),),
     grid=InstanceGrid(range(2, 10), tuple({q: v} for v in (1, 2, 3, 4))),
     errata=(
         "App. E.1 writes the conditional pmfs as s_x(y | A1) = C(|x|−1, q) and "

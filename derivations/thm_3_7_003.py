@@ -63,6 +63,8 @@ DERIVATION = Derivation(
     scheme=Poisson(r),
     batch_relation=BatchRelation.INSERTION_REMOVAL,
     variants=tuple(variant(kp, km) for kp in range(4) for km in range(4) if 1 <= kp + km <= 3),
+    tight=(("gaussian", "003 Thm. 3.8"), ("laplace", "003 Thm. M.2 (not in the seeds)"),
+           ("randomized-response", "003 App. M.2 (not in the seeds)")),
     grid=InstanceGrid(range(1, 9), tuple({r: Fraction(*v)} for v in ((1, 2), (1, 3), (2, 7)))),
     errata=(
         "The proof sketch bounds d(y_u^(1), y_t^(2)) by '(t − i) + (u − 1)'; it is (t − 1) + (u − 1) "

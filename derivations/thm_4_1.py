@@ -59,6 +59,8 @@ DERIVATION = Derivation(
     scheme=Poisson(r),
     batch_relation=BatchRelation.INSERTION_REMOVAL,
     variants=tuple(variant(K) for K in (1, 2, 3)),
+    tight=(("gaussian", "001 Thm. 4.2/G.3"), ("randomized-response", "001 Thm. G.1/G.2"),
+           ("laplace", "003 Thm. M.2 (not in the seeds)")),
     grid=InstanceGrid(range(1, 9), tuple({r: Fraction(*v)} for v in ((1, 2), (1, 3), (2, 7)))),
     errata=(
         "App. G.1 says y_0 is drawn 'by sampling a batch that does not contain a via Poisson "

@@ -31,7 +31,7 @@ from otbound.numeric import NumericBound
 from otbound.pairs import log_sum_exp
 from otbound.problems import log_binomial_weights
 from otbound.renyi import check_orders, log_psi_curve
-from otbound.subsampling import Subsampling
+from otbound.subsampling import Subsampling, Term
 
 
 class Method(Enum):
@@ -78,28 +78,45 @@ def _combine(cases: list[list[tuple[float, Bounds]]]) -> Bounds:
     return Bounds(*result)
 
 
-def _pairs(setting: Subsampling, mechanism: Mechanism, problem):
-    """The mechanism's dominating pairs for a problem, or a clear refusal."""
+def terms_log_psi(terms: list[Term], mechanism: Mechanism, alphas: np.ndarray,
+                  limit: bool = True) -> Bounds:
+    """``log Σ_t P(t) · max_pairs Ψ_α(pair)`` for one case (tight, as upper bounds)."""
+    combined = []
+    for log_weight, problem in terms:
+        candidates = [_split(log_psi_curve(pair, alphas, limit=limit))
+                      for pair in mechanism.tight_pairs(problem)]
+        combined.append((log_weight, Bounds(np.max([c.upper for c in candidates], axis=0),
+                                            np.max([c.estimate for c in candidates], axis=0))))
+    return _combine([combined])
+
+
+def terms_delta(terms: list[Term], mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
+    """``Σ_t P(t) · max_pairs δ(ε; pair)`` for one case (tight, as upper bounds)."""
+    upper, estimate = np.zeros(epsilons.size), np.zeros(epsilons.size)
+    for log_weight, problem in terms:
+        candidates = [_split(hockey_stick_curve(pair, epsilons))
+                      for pair in mechanism.tight_pairs(problem)]
+        upper += math.exp(log_weight) * np.max([c.upper for c in candidates], axis=0)
+        estimate += math.exp(log_weight) * np.max([c.estimate for c in candidates], axis=0)
+    return Bounds(upper * (1 + 4e-16 * len(terms)), estimate)
+
+
+def _each_case(setting: Subsampling, mechanism: Mechanism, evaluate) -> Bounds:
+    """The maximum over the setting's cases, refusing clearly where no solver applies."""
     try:
-        return mechanism.tight_pairs(problem)
+        results = [evaluate(terms) for terms in setting.cases()]
     except UnsupportedOperation as error:
         raise UnsupportedOperation(
             f"--method tight: no exact solver for the {mechanism.name} mechanism with "
             f"{setting.describe()} ({error}); use --method agnostic or --method posthoc") from error
+    return Bounds(np.max([r.upper for r in results], axis=0),
+                  np.max([r.estimate for r in results], axis=0))
 
 
 def _tight_log_psi(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray,
                    limit: bool = True) -> Bounds:
-    cases = []
-    for terms in setting.cases():
-        combined = []
-        for log_weight, problem in terms:
-            candidates = [_split(log_psi_curve(pair, alphas, limit=limit))
-                          for pair in _pairs(setting, mechanism, problem)]
-            combined.append((log_weight, Bounds(np.max([c.upper for c in candidates], axis=0),
-                                                np.max([c.estimate for c in candidates], axis=0))))
-        cases.append(combined)
-    return _combine(cases)
+    return _each_case(setting, mechanism,
+                      lambda terms: terms_log_psi(terms, mechanism, alphas, limit))
 
 
 def _exact(values: np.ndarray) -> Bounds:
@@ -201,17 +218,7 @@ def adp(setting: Subsampling, mechanism: Mechanism, method: Method,
 
 
 def _tight_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
-    per_case = []
-    for terms in setting.cases():
-        upper, estimate = np.zeros(epsilons.size), np.zeros(epsilons.size)
-        for log_weight, problem in terms:
-            candidates = [_split(hockey_stick_curve(pair, epsilons))
-                          for pair in _pairs(setting, mechanism, problem)]
-            upper += math.exp(log_weight) * np.max([c.upper for c in candidates], axis=0)
-            estimate += math.exp(log_weight) * np.max([c.estimate for c in candidates], axis=0)
-        per_case.append(Bounds(upper * (1 + 4e-16 * len(terms)), estimate))
-    return Bounds(np.max([c.upper for c in per_case], axis=0),
-                  np.max([c.estimate for c in per_case], axis=0))
+    return _each_case(setting, mechanism, lambda terms: terms_delta(terms, mechanism, epsilons))
 
 
 def _agnostic_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:

@@ -3,7 +3,8 @@
 ``otbound derive --list`` lists the catalogue; ``otbound derive NAME_OR_PATH [--latex] [--json]``
 derives one bound and prints it with its checks; ``otbound derive --all`` runs every derivation and
 prints a summary table. ``otbound rdp`` and ``otbound adp`` evaluate the privacy of one subsampled
-step. Exit codes: 0 on success, 1 when a derivation check fails, 2 for bad input.
+step; ``otbound verify`` checks a derivation by exact enumeration, Monte Carlo and an adversarial
+soundness search. Exit codes: 0 on success, 1 when a check fails, 2 for bad input.
 """
 
 from __future__ import annotations
@@ -46,6 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
     derive.add_argument("--latex", action="store_true", help="print the theorem in LaTeX")
     derive.add_argument("--json", action="store_true", help="print one JSON object")
     derive.set_defaults(handler=_derive)
+    verify = commands.add_parser("verify", help="check a derivation three independent ways")
+    verify.add_argument("target", help="derivation name, file stem or path")
+    verify.add_argument("--max-n", type=int, default=6, help="largest dataset size (default 6)")
+    verify.add_argument("--samples", type=int, default=2000,
+                        help="soundness cases per derivation (default 2000)")
+    verify.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    verify.add_argument("--json", action="store_true", help="print one JSON object")
+    verify.set_defaults(handler=_verify)
     for name, values, handler in (("rdp", "--alpha", _rdp), ("adp", "--epsilon", _adp)):
         command = commands.add_parser(
             name, help=f"{'Rényi' if name == 'rdp' else 'approximate'} DP of one subsampled step")
@@ -186,6 +195,16 @@ def _rdp(args: argparse.Namespace) -> int:
 
 def _adp(args: argparse.Namespace) -> int:
     return _evaluate(args, "epsilon", "delta", adp)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from otbound.verify.runner import print_progress, verify
+
+    report = verify(find(args.target), max_n=args.max_n, samples=args.samples, seed=args.seed,
+                    progress=None if args.json else print_progress)
+    print(json.dumps(report.to_json(), indent=2, ensure_ascii=False) if args.json
+          else report.to_text())
+    return EXIT_OK if report.passed else EXIT_FAILED
 
 
 def _summary(reports: list[DerivationReport]) -> str:

@@ -73,9 +73,12 @@ class Derivation:
     size_reference: SizeReference = SizeReference.X
     errata: tuple[str, ...] = field(default=())
     remarks: tuple[str, ...] = field(default=())
+    tight: tuple[tuple[str, str], ...] = field(default=())
+    """``(mechanism name, source)`` for every mechanism the bound is claimed tight for."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "variants", tuple(self.variants))
+        object.__setattr__(self, "tight", tuple(tuple(t) for t in self.tight))
         object.__setattr__(self, "errata", tuple(self.errata))
         object.__setattr__(self, "remarks", tuple(self.remarks))
         if not self.variants:

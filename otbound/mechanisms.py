@@ -48,8 +48,13 @@ class Mechanism(ABC):
     name: str
 
     @abstractmethod
+    def worst_components(self, problem: NumericProblem) -> list[tuple[Pair, np.ndarray]]:
+        """Candidate solutions of the mixture problem: each a dominating pair and the value of
+        ``f`` at every mixture component (left then right), whose construction attains it."""
+
     def tight_pairs(self, problem: NumericProblem) -> list[Pair]:
         """Dominating pairs whose largest divergence solves the mixture problem exactly."""
+        return [pair for pair, _ in self.worst_components(problem)]
 
     @abstractmethod
     def distance_pair(self, distance: int) -> Pair:
@@ -69,15 +74,20 @@ class Mechanism(ABC):
                                                              epsilons)])
 
 
-def _pattern_sizes(problem: NumericProblem) -> tuple[int, int]:
-    """``(K₊, K₋)`` when the problem has the constraint pattern of 003 Thm. 3.7."""
+def _pattern_sizes(problem: NumericProblem) -> tuple[int, int, int]:
+    """``(K₊, K₋, c)`` when the problem has the constraint pattern of 003 Thm. 3.7 with every
+    distance multiplied by ``c`` (``c = 2`` when a substitution counts as an insertion and a
+    removal, 001 Thm. F.3)."""
     removed, inserted = problem.left.size - 1, problem.right.size - 1
-    if problem.closed() != insert_remove_pattern(inserted, removed):
-        raise UnsupportedOperation(
-            "this solver handles the constraint pattern of 003 Thm. 3.7 (d(L_t, L_u) ≤ |t − u|, "
-            "d(R_t, R_u) ≤ |t − u|, d(L_t, R_u) ≤ (t − 1) + (u − 1)); got "
-            + problem.constraints.describe())
-    return inserted, removed
+    closed = problem.closed()
+    pattern = insert_remove_pattern(inserted, removed)
+    for stretch in (1, 2, 3):
+        if closed.bounds == tuple(tuple(stretch * b for b in row) for row in pattern.bounds):
+            return inserted, removed, stretch
+    raise UnsupportedOperation(
+        "this solver handles the constraint pattern of 003 Thm. 3.7 (d(L_t, L_u) ≤ |t − u|, "
+        "d(R_t, R_u) ≤ |t − u|, d(L_t, R_u) ≤ (t − 1) + (u − 1), possibly scaled); got "
+        + problem.constraints.describe())
 
 
 def single_distance(problem: NumericProblem) -> int:
@@ -110,12 +120,15 @@ class AdditiveNoise(Mechanism):
         """Noise scale in units of the sensitivity."""
         return self.scale / self.sensitivity
 
-    def tight_pairs(self, problem: NumericProblem) -> list[Pair]:
+    def worst_components(self, problem: NumericProblem) -> list[tuple[Pair, np.ndarray]]:
         if problem.left.size == problem.right.size == 1:
-            return [self.distance_pair(single_distance(problem))]
-        inserted, removed = _pattern_sizes(problem)
-        return [MixturePair(self.family, self.noise_multiplier, np.arange(removed + 1),
-                            problem.left, -np.arange(inserted + 1), problem.right)]
+            distance = single_distance(problem)
+            return [(self.distance_pair(distance), np.array([distance, 0.0]) * self.sensitivity)]
+        inserted, removed, stretch = _pattern_sizes(problem)
+        left, right = stretch * np.arange(removed + 1), -stretch * np.arange(inserted + 1)
+        pair = MixturePair(self.family, self.noise_multiplier, left, problem.left, right,
+                           problem.right)
+        return [(pair, np.concatenate([left, right]) * self.sensitivity)]
 
     def distance_pair(self, distance: int) -> Pair:
         return MixturePair(self.family, self.noise_multiplier, [distance], [0.0], [0], [0.0])
@@ -147,26 +160,25 @@ class RandomizedResponse(Mechanism):
         t = self.theta
         return FinitePair([t, 1 - t], [1 - t, t])
 
-    def tight_pairs(self, problem: NumericProblem) -> list[Pair]:
+    def worst_components(self, problem: NumericProblem) -> list[tuple[Pair, np.ndarray]]:
         left, right = np.exp(problem.left), np.exp(problem.right)
         classes = _zero_distance_classes(problem)
         shared = [c for c in classes if any(i < left.size for i in c)
                   and any(i >= left.size for i in c)]
         only_left = [i for c in classes if c not in shared for i in c if i < left.size]
         only_right = [i for c in classes if c not in shared for i in c if i >= left.size]
-        weights = np.concatenate([left, right])
-        pairs = []
-        outputs = (self.theta, 1 - self.theta)
-        for choice in product(outputs, repeat=len(shared) + 2):
-            probability_one = np.empty(weights.size)
+        candidates = []
+        for choice in product((1.0, 0.0), repeat=len(shared) + 2):
+            bits = np.empty(left.size + right.size)
             for c, value in zip(shared, choice):
-                probability_one[list(c)] = value
-            probability_one[only_left] = choice[-2]
-            probability_one[only_right] = choice[-1]
+                bits[list(c)] = value
+            bits[only_left], bits[only_right] = choice[-2], choice[-1]
+            # P(output = 1) is θ where f = 1 and 1 − θ where f = 0.
+            probability_one = np.where(bits == 1, self.theta, 1 - self.theta)
             p1 = float(np.dot(left, probability_one[:left.size]))
             q1 = float(np.dot(right, probability_one[left.size:]))
-            pairs.append(FinitePair([1 - p1, p1], [1 - q1, q1]))
-        return pairs
+            candidates.append((FinitePair([1 - p1, p1], [1 - q1, q1]), bits))
+        return candidates
 
 
 def _zero_distance_classes(problem: NumericProblem) -> list[tuple[int, ...]]:

@@ -1,0 +1,11 @@
+"""Independent checks of every bound otbound emits (../shared/DESIGN.md §6).
+
+* :mod:`~otbound.verify.functions` — base-mechanism functions ``f`` on batches: arbitrary bits for
+  randomized response, arbitrary Lipschitz functions (McShane form) for additive noise.
+* :mod:`~otbound.verify.enumeration` — exact output distributions by enumerating every batch.
+* :mod:`~otbound.verify.divergence` — divergences of arbitrary one-dimensional mixtures, written
+  independently of :mod:`otbound.renyi` and :mod:`otbound.hockey_stick`.
+* :mod:`~otbound.verify.montecarlo` — sampling the real subsampled mechanism.
+* :mod:`~otbound.verify.checks` — tightness, soundness search, Monte Carlo and mutation checks.
+* :mod:`~otbound.verify.runner` — everything for one derivation, as a report.
+"""

@@ -1,0 +1,140 @@
+"""The verifier: tightness of claimed bounds, adversarial soundness search, Monte Carlo, mutations."""
+
+import itertools
+import json
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, target
+from hypothesis import strategies as st
+
+from otbound.catalog import catalogue, find
+from otbound.cli import main
+from otbound.mechanisms import RandomizedResponse, gaussian, laplace
+from otbound.symbols import q, r
+from otbound.verify import divergence
+from otbound.verify.checks import (Instance, check_mutations, check_tightness, random_function,
+                                   worst_function)
+from otbound.verify.runner import instances, verify
+
+CLAIMS = [("001-thm-3.6", "randomized-response"),   # 001 Thm. 3.7 / F.1
+          ("001-thm-4.1", "randomized-response"),   # 001 Thm. G.1 / G.2
+          ("001-thm-4.1", "gaussian"),              # 001 Thm. 4.2 / G.3
+          ("003-thm-3.7", "gaussian"),              # 003 Thm. 3.8, RDP and ADP
+          ("003-thm-3.7", "laplace"),               # the Laplace analogue (003 Thm. M.2)
+          ("001-prop-E.4", "laplace")]
+MECHANISMS = {"randomized-response": RandomizedResponse(0.75), "gaussian": gaussian(1.0),
+              "laplace": laplace(1.0)}
+
+
+@pytest.mark.parametrize("name, mechanism", CLAIMS)
+def test_claimed_bounds_are_attained_by_their_worst_case(name, mechanism):
+    derivation = find(name)
+    assert mechanism in {claim for claim, _ in derivation.tight}
+    findings = [f for instance in instances(derivation, 5)
+                for f in check_tightness(instance, MECHANISMS[mechanism], (1.5, 2.0, 8.0),
+                                         (0.0, 0.5, 2.0))]
+    assert findings and all(f.verdict == "tight" for f in findings), \
+        [(f.parameters, f.bound, f.observed) for f in findings if f.verdict != "tight"]
+    for f in findings:
+        assert abs(f.observed - f.bound) <= 1e-10 * max(f.bound, 1e-300)
+
+
+@pytest.mark.parametrize("path, derivation", catalogue(), ids=lambda x: getattr(x, "name", ""))
+def test_every_derivation_passes_verification(path, derivation, record_property):
+    report = verify(derivation, max_n=6, samples=2000, seed=0)
+    record_property("worst_soundness_ratio", report.worst_ratio)
+    print(f"{derivation.name}: {report.soundness_cases} cases, worst ratio {report.worst_ratio:.9f}")
+    assert report.passed, report.to_text()
+    assert report.soundness_cases >= 2000 and report.worst_ratio <= 1 + 1e-9
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path, derivation", catalogue(), ids=lambda x: getattr(x, "name", ""))
+def test_every_derivation_passes_a_longer_verification(path, derivation):
+    report = verify(derivation, max_n=7, samples=10_000, seed=1)
+    assert report.passed and report.soundness_cases >= 10_000, report.to_text()
+
+
+def test_each_mutation_is_caught_with_a_witness():
+    derivation = find("001-thm-4.1")
+    instance = next(i for i in instances(derivation, 6)
+                    if i.variant.label == "K = 2" and i.case.pair.name == "removal")
+    findings = check_mutations(instance, gaussian(1.0), 2.0, 0.5)
+    assert len(findings) == 6 and all(f.verdict == "caught" for f in findings)
+    for f in findings:
+        assert f.witness.startswith("unsound: x = {")
+        assert "x' = {" in f.witness and "observed" in f.witness and f.observed > f.bound
+
+
+def printed_g1_reverse(theta, rate, group, alpha):
+    """001 Thm. G.1's reverse term exactly as printed (exponent α − 1 in the numerator)."""
+    weights = [math.comb(group, i) * rate ** i * (1 - rate) ** (group - i)
+               for i in range(group + 1)]
+    best = 0.0
+    for taus in itertools.product((theta, 1 - theta), repeat=group + 1):
+        mix = [sum(w * abs(z - t) for w, t in zip(weights, taus)) for z in (0, 1)]
+        single = [abs(z - taus[0]) for z in (0, 1)]
+        best = max(best, sum(s ** (alpha - 1) / m ** (alpha - 1) for m, s in zip(mix, single)))
+    return math.log(best) / (alpha - 1)
+
+
+def test_printed_g1_reverse_term_departs_from_the_exact_divergence():
+    # The insertion case of 001 Thm. 4.1 with randomized response: the worst case built by the
+    # verifier attains the corrected bound exactly, and the printed term is something else.
+    derivation, rr, alpha = find("001-thm-4.1"), RandomizedResponse(0.75), 3.0
+    instance = next(i for i in instances(derivation, 6)
+                    if i.variant.label == "K = 2" and i.case.pair.name == "insertion")
+    function = worst_function(instance, rr, "RDP", alpha)
+    exact = divergence.log_psi(instance.exact_pair(rr, function), alpha) / (alpha - 1)
+    corrected = instance.bound_log_psi(rr, [alpha])[0] / (alpha - 1)
+    printed = printed_g1_reverse(0.75, float(instance.values[r]), 2, alpha)
+    assert abs(exact - corrected) <= 1e-10 * corrected
+    assert abs(printed - exact) > 0.05 * exact
+
+
+@settings(max_examples=60)
+@given(variant=st.integers(0, 8), rate=st.fractions(Fraction(1, 20), Fraction(19, 20),
+                                                     max_denominator=20),
+       background=st.integers(0, 3), mechanism=st.sampled_from(list(MECHANISMS.values())),
+       alpha=st.sampled_from([1.5, 2.0, 5.0]), epsilon=st.sampled_from([0.0, 0.3, 1.0]),
+       seed=st.integers(0, 2 ** 32 - 1))
+def test_exact_divergence_never_exceeds_the_bound(variant, rate, background, mechanism, alpha,
+                                                  epsilon, seed):
+    derivation = find("003-thm-3.7")
+    chosen = derivation.variants[variant]
+    instance = Instance(derivation, chosen, chosen.cases[0], {r: rate}, background)
+    function = random_function(instance, mechanism, np.random.default_rng(seed))
+    pair = instance.exact_pair(mechanism, function)
+    bound_epsilon = instance.bound_log_psi(mechanism, [alpha])[0] / (alpha - 1)
+    bound_delta = instance.bound_delta(mechanism, [epsilon])[0]
+    observed_epsilon = divergence.log_psi(pair, alpha) / (alpha - 1)
+    observed_delta = divergence.delta(pair, epsilon)
+    target(observed_epsilon / bound_epsilon if bound_epsilon else 0.0, label="RDP ratio")
+    assert observed_epsilon <= bound_epsilon * (1 + 1e-9) + 1e-15
+    assert observed_delta <= bound_delta * (1 + 1e-9) + 1e-15
+
+
+@settings(max_examples=40)
+@given(batch=st.integers(1, 3), extra=st.integers(1, 3), theta=st.sampled_from([0.6, 0.75, 0.9]),
+       alpha=st.sampled_from([1.5, 2.0, 6.0]), seed=st.integers(0, 2 ** 32 - 1))
+def test_sampling_without_replacement_randomized_response_is_sound(batch, extra, theta, alpha,
+                                                                  seed):
+    derivation = find("001-thm-3.6")
+    variant = derivation.variants[0]
+    instance = Instance(derivation, variant, variant.cases[0], {q: batch}, batch + extra - 1)
+    rr = RandomizedResponse(theta)
+    pair = instance.exact_pair(rr, random_function(instance, rr, np.random.default_rng(seed)))
+    bound = instance.bound_log_psi(rr, [alpha])[0]
+    assert divergence.log_psi(pair, alpha) <= bound * (1 + 1e-9) + 1e-15
+
+
+def test_verify_command(capsys):
+    code = main(["verify", "001-thm-3.6", "--samples", "50", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["passed"] is True and report["soundness_cases"] >= 50
+    assert {"check", "parameters", "bound", "observed", "ratio", "verdict"} <= set(report["checks"][0])
+    code = main(["verify", "001-thm-3.6", "--max-n", "0"])
+    assert code == 2 and "--max-n" in capsys.readouterr().err
