@@ -1,6 +1,5 @@
 """Mechanism solvers, the numeric statements, and their agreement with the derivation engine."""
 
-import itertools
 import math
 
 import numpy as np
@@ -15,6 +14,7 @@ from otbound.problems import NumericProblem, insert_remove_pattern
 from otbound.renyi import log_psi
 from otbound.subsampling import (poisson_problem, wor_group_terms, wor_substitution_problem)
 from otbound.symbols import N, q, r
+from published import rr_thm_3_7, rr_thm_g1
 
 
 def derived_problems(name, variant):
@@ -68,35 +68,11 @@ def test_solvers_refuse_patterns_they_cannot_solve():
         laplace(1.0).tight_pairs(wor_substitution_problem(2, 10))
 
 
-def rr_thm_3_7(theta, w, alpha):
-    """001 Thm. 3.7 as published: max over τ1, τ2, τ4 ∈ {θ, 1 − θ}."""
-    best = 0.0
-    for t1, t2, t4 in itertools.product((theta, 1 - theta), repeat=3):
-        total = sum(((1 - w) * abs(z - t1) + w * abs(z - t2)) ** alpha
-                    / ((1 - w) * abs(z - t1) + w * abs(z - t4)) ** (alpha - 1) for z in (0, 1))
-        best = max(best, total)
-    return math.log(best)
-
-
 @pytest.mark.parametrize("theta, alpha", [(0.6, 2.0), (0.75, 3.5), (0.9, 20.0)])
 def test_randomized_response_solver_reproduces_thm_3_7(theta, alpha):
     problem = wor_substitution_problem(5, 100)
     value = max(log_psi(p, alpha).value for p in RandomizedResponse(theta).tight_pairs(problem))
     assert math.isclose(value, rr_thm_3_7(theta, 0.05, alpha), rel_tol=1e-12)
-
-
-def rr_thm_g1(theta, rate, group, alpha, printed):
-    """001 Thm. G.1; ``printed`` uses the reverse term as printed (exponent α − 1 above)."""
-    weights = [math.comb(group, i) * rate ** i * (1 - rate) ** (group - i) for i in range(group + 1)]
-    best = 0.0
-    for taus in itertools.product((theta, 1 - theta), repeat=group + 1):
-        mix = [sum(w * abs(z - t) for w, t in zip(weights, taus)) for z in (0, 1)]
-        single = [abs(z - taus[0]) for z in (0, 1)]
-        forward = sum(m ** alpha / s ** (alpha - 1) for m, s in zip(mix, single))
-        power = alpha - 1 if printed else alpha
-        reverse = sum(s ** power / m ** (alpha - 1) for m, s in zip(mix, single))
-        best = max(best, forward, reverse)
-    return math.log(best)
 
 
 @pytest.mark.parametrize("group", [1, 2, 3])

@@ -1,6 +1,5 @@
 """The verifier: tightness of claimed bounds, adversarial soundness search, Monte Carlo, mutations."""
 
-import itertools
 import json
 import math
 from fractions import Fraction
@@ -18,6 +17,7 @@ from otbound.verify import divergence
 from otbound.verify.checks import (Instance, check_mutations, check_tightness, random_function,
                                    worst_function)
 from otbound.verify.runner import instances, verify
+from published import rr_thm_g1
 
 CLAIMS = [("001-thm-3.6", "randomized-response"),   # 001 Thm. 3.7 / F.1
           ("001-thm-4.1", "randomized-response"),   # 001 Thm. G.1 / G.2
@@ -69,18 +69,6 @@ def test_each_mutation_is_caught_with_a_witness():
         assert "x' = {" in f.witness and "observed" in f.witness and f.observed > f.bound
 
 
-def printed_g1_reverse(theta, rate, group, alpha):
-    """001 Thm. G.1's reverse term exactly as printed (exponent α − 1 in the numerator)."""
-    weights = [math.comb(group, i) * rate ** i * (1 - rate) ** (group - i)
-               for i in range(group + 1)]
-    best = 0.0
-    for taus in itertools.product((theta, 1 - theta), repeat=group + 1):
-        mix = [sum(w * abs(z - t) for w, t in zip(weights, taus)) for z in (0, 1)]
-        single = [abs(z - taus[0]) for z in (0, 1)]
-        best = max(best, sum(s ** (alpha - 1) / m ** (alpha - 1) for m, s in zip(mix, single)))
-    return math.log(best) / (alpha - 1)
-
-
 def test_printed_g1_reverse_term_departs_from_the_exact_divergence():
     # The insertion case of 001 Thm. 4.1 with randomized response: the worst case built by the
     # verifier attains the corrected bound exactly, and the printed term is something else.
@@ -90,7 +78,8 @@ def test_printed_g1_reverse_term_departs_from_the_exact_divergence():
     function = worst_function(instance, rr, "RDP", alpha)
     exact = divergence.log_psi(instance.exact_pair(rr, function), alpha) / (alpha - 1)
     corrected = instance.bound_log_psi(rr, [alpha])[0] / (alpha - 1)
-    printed = printed_g1_reverse(0.75, float(instance.values[r]), 2, alpha)
+    printed = rr_thm_g1(0.75, float(instance.values[r]), 2, alpha, printed=True,
+                        terms="reverse") / (alpha - 1)
     assert abs(exact - corrected) <= 1e-10 * corrected
     assert abs(printed - exact) > 0.05 * exact
 
@@ -138,3 +127,20 @@ def test_verify_command(capsys):
     assert {"check", "parameters", "bound", "observed", "ratio", "verdict"} <= set(report["checks"][0])
     code = main(["verify", "001-thm-3.6", "--max-n", "0"])
     assert code == 2 and "--max-n" in capsys.readouterr().err
+
+
+def test_printed_distance_of_f3_is_unsound_for_the_gaussian_mechanism():
+    # 001 Thm. F.3 prints the intermediate bound with d(y1, y2) <= 1; the coupling has distance 2.
+    # The worst case the verifier builds from the corrected bound exceeds the printed one.
+    from otbound.problems import NumericProblem, insert_remove_pattern
+    from otbound.renyi import log_psi
+    derivation, mechanism, alpha = find("001-thm-F.3"), gaussian(1.0), 2.0
+    instance = next(i for i in instances(derivation, 6) if i.case.pair.name == "removal")
+    (_, problem), = instance.terms
+    function = worst_function(instance, mechanism, "RDP", alpha)
+    exact = divergence.log_psi(instance.exact_pair(mechanism, function), alpha)
+    printed = NumericProblem(problem.left, problem.right, insert_remove_pattern(0, 1))
+    (printed_pair,) = mechanism.tight_pairs(printed)
+    corrected = instance.bound_log_psi(mechanism, [alpha])[0]
+    assert abs(exact - corrected) <= 1e-10 * corrected
+    assert log_psi(printed_pair, alpha).value < 0.9 * exact
