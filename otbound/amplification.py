@@ -25,8 +25,8 @@ import numpy as np
 from scipy.special import gammaln
 
 from otbound.errors import UnsupportedOperation
-from otbound.hockey_stick import check_epsilons, hockey_stick_curve
-from otbound.mechanisms import Mechanism, single_distance
+from otbound.hockey_stick import ESCALATE, check_epsilons, hockey_stick_curve
+from otbound.mechanisms import Mechanism, Pair, single_distance
 from otbound.numeric import NumericBound
 from otbound.pairs import log_sum_exp
 from otbound.problems import log_binomial_weights
@@ -81,24 +81,44 @@ def _combine(cases: list[list[tuple[float, Bounds]]]) -> Bounds:
 def terms_log_psi(terms: list[Term], mechanism: Mechanism, alphas: np.ndarray,
                   limit: bool = True) -> Bounds:
     """``log Σ_t P(t) · max_pairs Ψ_α(pair)`` for one case (tight, as upper bounds)."""
+    return branches_log_psi(tight_branches(terms, mechanism), alphas, limit)
+
+
+def terms_delta(terms: list[Term], mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
+    """``Σ_t P(t) · max_pairs δ(ε; pair)`` for one case (tight, as upper bounds)."""
+    return branches_delta(tight_branches(terms, mechanism), epsilons)
+
+
+Branch = tuple[float, list[Pair]]
+"""``(log probability, dominating pairs)``: one public branch of a mixture of mechanisms, whose
+divergence is the largest over its pairs."""
+
+
+def tight_branches(terms: list[Term], mechanism: Mechanism) -> list[Branch]:
+    """The dominating pairs of every term of a case."""
+    return [(log_weight, mechanism.tight_pairs(problem)) for log_weight, problem in terms]
+
+
+def branches_log_psi(branches: list[Branch], alphas: np.ndarray, limit: bool = True) -> Bounds:
+    """``log Σ_b P(b) · max_pairs Ψ_α(pair)`` (upper bounds and estimates)."""
     combined = []
-    for log_weight, problem in terms:
-        candidates = [_split(log_psi_curve(pair, alphas, limit=limit))
-                      for pair in mechanism.tight_pairs(problem)]
+    for log_weight, pairs in branches:
+        candidates = [_split(log_psi_curve(pair, alphas, limit=limit)) for pair in pairs]
         combined.append((log_weight, Bounds(np.max([c.upper for c in candidates], axis=0),
                                             np.max([c.estimate for c in candidates], axis=0))))
     return _combine([combined])
 
 
-def terms_delta(terms: list[Term], mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
-    """``Σ_t P(t) · max_pairs δ(ε; pair)`` for one case (tight, as upper bounds)."""
+def branches_delta(branches: list[Branch], epsilons: np.ndarray,
+                   tolerance: float = ESCALATE) -> Bounds:
+    """``Σ_b P(b) · max_pairs δ(ε; pair)`` (upper bounds and estimates); ε may be negative.
+    ``tolerance`` is the relative error of δ tolerated before high-precision recomputation."""
     upper, estimate = np.zeros(epsilons.size), np.zeros(epsilons.size)
-    for log_weight, problem in terms:
-        candidates = [_split(hockey_stick_curve(pair, epsilons))
-                      for pair in mechanism.tight_pairs(problem)]
+    for log_weight, pairs in branches:
+        candidates = [_split(hockey_stick_curve(pair, epsilons, tolerance)) for pair in pairs]
         upper += math.exp(log_weight) * np.max([c.upper for c in candidates], axis=0)
         estimate += math.exp(log_weight) * np.max([c.estimate for c in candidates], axis=0)
-    return Bounds(upper * (1 + 4e-16 * len(terms)), estimate)
+    return Bounds(upper * (1 + 4e-16 * len(branches)), estimate)
 
 
 def _each_case(setting: Subsampling, mechanism: Mechanism, evaluate) -> Bounds:

@@ -40,20 +40,29 @@ def hockey_stick(pair: MixturePair | FinitePair, epsilon: float) -> NumericBound
     return hockey_stick_curve(pair, [epsilon])[0]
 
 
-def hockey_stick_curve(pair: MixturePair | FinitePair, epsilons) -> list[NumericBound]:
-    """``δ(ε)`` for every ε, each rounded up by its error estimate."""
-    epsilons = check_epsilons(epsilons)
+def hockey_stick_curve(pair: MixturePair | FinitePair, epsilons,
+                       tolerance: float = ESCALATE) -> list[NumericBound]:
+    """``δ(ε)`` for every ε, each rounded up by its error estimate.
+
+    ε may be negative (``H_γ`` with ``γ < 1``, which privacy loss distributions need); user input
+    is checked by :func:`check_epsilons` before it gets here. Values whose estimated relative
+    error exceeds ``tolerance`` are recomputed in high precision.
+    """
+    epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
+    if not np.all(np.isfinite(epsilons)):
+        raise InvalidSpecification(f"epsilon must be finite, got {epsilons}")
     if isinstance(pair, FinitePair):
         return [_finite(pair, e) for e in epsilons]
     _require_monotone(pair)
     log_sup = _log_sup_ratio(pair)
     results: list[NumericBound | None] = [NumericBound(0.0, 0.0) if e >= log_sup else None
                                           for e in epsilons]
-    open_ = np.array([r is None for r in results])
-    if open_.any():
+    open_ = np.flatnonzero([r is None for r in results])
+    if open_.size:
         roots, steps = _roots(pair, epsilons[open_])
-        for index, root, step in zip(np.flatnonzero(open_), roots, steps):
-            results[index] = _delta_at(pair, float(epsilons[index]), float(root), float(step))
+        for index, bound in zip(open_, _deltas_at(pair, epsilons[open_], roots, steps,
+                                                  tolerance)):
+            results[index] = bound
     return results
 
 
@@ -119,19 +128,22 @@ def _roots(pair: MixturePair, epsilons: np.ndarray) -> tuple[np.ndarray, np.ndar
     hi, lo = grid[first], grid[np.maximum(first - 1, 0)]
     z = (lo + hi) / 2
     step = hi - lo
-    done = np.zeros(z.size, dtype=bool)
+    active = np.arange(z.size)
     for _ in range(200):
-        loss, slope = _loss_and_slope(pair, z)
-        lo, hi = np.where(loss <= epsilons, z, lo), np.where(loss > epsilons, z, hi)
+        zs, targets = z[active], epsilons[active]
+        loss, slope = _loss_and_slope(pair, zs)
+        lo[active] = np.where(loss <= targets, zs, lo[active])
+        hi[active] = np.where(loss > targets, zs, hi[active])
         with np.errstate(divide="ignore", invalid="ignore"):
-            newton = z - (loss - epsilons) / slope
-        inside = np.isfinite(newton) & (newton >= lo) & (newton <= hi)
-        z_new = np.where(done, z, np.where(inside, newton, (lo + hi) / 2))
-        step = np.where(done, step, np.abs(z_new - z))
-        z = z_new
-        tolerance = 8 * EPS * (1 + np.abs(z))
-        done |= (step <= tolerance) | (hi - lo <= tolerance)
-        if done.all():
+            newton = zs - (loss - targets) / slope
+        inside = np.isfinite(newton) & (newton >= lo[active]) & (newton <= hi[active])
+        z_new = np.where(inside, newton, (lo[active] + hi[active]) / 2)
+        step[active] = np.abs(z_new - zs)
+        z[active] = z_new
+        tolerance = 8 * EPS * (1 + np.abs(z_new))
+        done = (step[active] <= tolerance) | (hi[active] - lo[active] <= tolerance)
+        active = active[~done]
+        if active.size == 0:
             break
     return z, step
 
@@ -144,24 +156,27 @@ def _log_survival(pair: MixturePair, x: np.ndarray) -> np.ndarray:
                     np.log1p(-0.5 * np.exp(np.minimum(x, 0))))
 
 
-def _delta_at(pair: MixturePair, epsilon: float, root: float, step: float) -> NumericBound:
+def _deltas_at(pair: MixturePair, epsilons: np.ndarray, roots: np.ndarray,
+               steps: np.ndarray, tolerance: float) -> list[NumericBound]:
+    """``δ = P(Z > z*) − e^ε Q(Z > z*)`` at each root, vectorised."""
     s = pair.scale
-    survival_p = _log_survival(pair, (root - pair.p_means) / s)
-    survival_q = _log_survival(pair, (root - pair.q_means) / s)
-    log_a = float(log_sum_exp(pair.p_log_weights + survival_p))
-    log_b = epsilon + float(log_sum_exp(pair.q_log_weights + survival_q))
+    survival_p = _log_survival(pair, (roots[None, :] - pair.p_means[:, None]) / s)
+    survival_q = _log_survival(pair, (roots[None, :] - pair.q_means[:, None]) / s)
+    log_a = log_sum_exp(pair.p_log_weights[:, None] + survival_p, axis=0)
+    log_b = epsilons + log_sum_exp(pair.q_log_weights[:, None] + survival_q, axis=0)
     # A survival probability exp(l) computed from log l carries ~|l| ulps of relative error.
-    magnitude = 1 + max(np.abs(survival_p).max(), np.abs(survival_q).max(), epsilon)
-    size = math.exp(log_a) + math.exp(log_b)
-    if log_b >= log_a:
-        delta = 0.0
-    else:
-        delta = -math.exp(log_a) * math.expm1(log_b - log_a)
-    error = 8 * EPS * magnitude * size
-    error += (step / s) ** 2 * size  # the root error enters to second order
-    if error > ESCALATE * delta:
-        delta, error = _precise_delta(pair, epsilon, root, step)
-    return NumericBound.rounded_up(delta, error)
+    magnitude = 1 + np.maximum(np.maximum(np.abs(survival_p).max(axis=0),
+                                          np.abs(survival_q).max(axis=0)), epsilons)
+    size = np.exp(log_a) + np.exp(log_b)
+    with np.errstate(invalid="ignore"):
+        delta = np.where(log_b >= log_a, 0.0, -np.exp(log_a) * np.expm1(log_b - log_a))
+    error = 8 * EPS * magnitude * size + (steps / s) ** 2 * size  # root error: second order
+    bounds = []
+    for epsilon, root, step, d, e in zip(epsilons, roots, steps, delta, error):
+        if e > tolerance * d:
+            d, e = _precise_delta(pair, float(epsilon), float(root), float(step))
+        bounds.append(NumericBound.rounded_up(float(d), float(e)))
+    return bounds
 
 
 def _precise_delta(pair: MixturePair, epsilon: float, root: float,

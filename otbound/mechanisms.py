@@ -199,6 +199,16 @@ def _zero_distance_classes(problem: NumericProblem) -> list[tuple[int, ...]]:
     return [tuple(g) for g in groups.values()]
 
 
+def describe(mechanism: Mechanism) -> dict:
+    """The mechanism's name and parameters, with the command-line flag names."""
+    described = {"mechanism": mechanism.name}
+    for field in ("scale", "sensitivity", "theta"):
+        if hasattr(mechanism, field):
+            key = "sigma" if field == "scale" and mechanism.name == "gaussian" else field
+            described[key] = getattr(mechanism, field)
+    return described
+
+
 def gaussian(sigma: float, sensitivity: float = 1.0) -> AdditiveNoise:
     return AdditiveNoise(sigma, sensitivity, Family.GAUSSIAN)
 

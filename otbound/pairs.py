@@ -94,6 +94,11 @@ class MixturePair:
         return MixturePair(self.family, self.scale, self.q_means, self.q_log_weights,
                            self.p_means, self.p_log_weights)
 
+    def reflected(self) -> "MixturePair":
+        """The pair mirrored at zero (``z ↦ −z``): same divergences, as the densities are even."""
+        return MixturePair(self.family, self.scale, -self.p_means, self.p_log_weights,
+                           -self.q_means, self.q_log_weights)
+
     def is_trivial(self) -> bool:
         """True when ``P = Q`` component by component (every divergence vanishes)."""
         return (np.array_equal(np.sort(self.p_means), np.sort(self.q_means))

@@ -2,6 +2,7 @@
 
 import math
 
+import mpmath as mp
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,7 +10,7 @@ from hypothesis import strategies as st
 
 from otbound import reference
 from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.hockey_stick import hockey_stick, hockey_stick_curve
+from otbound.hockey_stick import check_epsilons, hockey_stick, hockey_stick_curve
 from otbound.pairs import Family, FinitePair, MixturePair
 from otbound.problems import log_binomial_weights
 
@@ -79,9 +80,23 @@ def test_delta_is_non_increasing_in_epsilon(family, scale, inserted, removed, ra
     assert np.all(np.diff(deltas) <= 1e-12 * deltas[:-1] + 1e-300)
 
 
+@pytest.mark.parametrize("family", list(Family))
+@pytest.mark.parametrize("epsilon", [-3.0, -0.3, -1e-5])
+def test_negative_epsilon_matches_the_swapped_pair(family, epsilon):
+    """``H_γ(P ‖ Q) = 1 − γ + γ H_{1/γ}(Q ‖ P)``; the right side from the mpmath oracle."""
+    p = pair(family, 1.5, 1, 2, 0.1)
+    bound = hockey_stick(p, epsilon)
+    swapped, _ = reference.hockey_stick(p.swapped().reflected(), -epsilon)
+    with mp.workdps(40):
+        exact = 1 - mp.exp(epsilon) + mp.exp(epsilon) * swapped
+    assert 0 <= bound.value - float(exact) <= 2 * bound.error + 1e-16
+
+
 def test_bad_epsilon_and_non_monotone_pairs_are_refused():
     with pytest.raises(InvalidSpecification, match="--epsilon must be a finite number >= 0"):
-        hockey_stick(pair(Family.GAUSSIAN, 1.0, 0, 1, 0.1), -1.0)
+        check_epsilons([-1.0])
+    with pytest.raises(InvalidSpecification, match="epsilon must be finite"):
+        hockey_stick(pair(Family.GAUSSIAN, 1.0, 0, 1, 0.1), math.nan)
     crossed = MixturePair(Family.GAUSSIAN, 1.0, [-1.0], [0.0], [0.0], [0.0])
     with pytest.raises(UnsupportedOperation, match="monotone likelihood ratio"):
         hockey_stick(crossed, 1.0)
