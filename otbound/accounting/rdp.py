@@ -1,0 +1,98 @@
+"""Rényi DP accounting: per-step RDP curves add up over steps, then one conversion to (ε, δ)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from otbound.accounting.conversion import (Conversion, Converted, balle_delta, balle_epsilon,
+                                           mironov_delta, mironov_epsilon, optimal_deltas,
+                                           optimal_epsilons)
+from otbound.accounting.steps import Step, check_composable
+from otbound.amplification import branches_log_psi
+from otbound.errors import InvalidSpecification
+from otbound.renyi import check_orders
+
+DEFAULT_ORDERS = np.concatenate([1 + np.arange(1, 100) / 10, np.arange(11, 64),
+                                 [64, 80, 96, 128, 192, 256, 384, 512, 1024]]).astype(float)
+"""Orders used for accounting (close to dp_accounting's defaults, plus a few large ones)."""
+
+
+@dataclass(frozen=True, eq=False)
+class RdpCurve:
+    """``ε(α)`` at each order (upper bounds)."""
+
+    orders: np.ndarray
+    epsilons: np.ndarray
+
+    def __post_init__(self) -> None:
+        orders, epsilons = np.asarray(self.orders, float), np.asarray(self.epsilons, float)
+        if orders.shape != epsilons.shape or np.any(orders <= 1):
+            raise InvalidSpecification("an RDP curve needs one value per order > 1")
+        object.__setattr__(self, "orders", orders)
+        object.__setattr__(self, "epsilons", epsilons)
+
+    def __mul__(self, steps: int) -> "RdpCurve":
+        return RdpCurve(self.orders, self.epsilons * steps)
+
+    def __add__(self, other: "RdpCurve") -> "RdpCurve":
+        if not np.array_equal(self.orders, other.orders):
+            raise InvalidSpecification("RDP curves must use the same orders to be composed")
+        return RdpCurve(self.orders, self.epsilons + other.epsilons)
+
+
+def step_curve(step: Step, orders=DEFAULT_ORDERS) -> RdpCurve:
+    """One step's ``ε(α)``: the worst case of ``log Σ_b P(b) max_pairs Ψ_α / (α − 1)``."""
+    orders = check_orders(orders)
+    log_psi = np.max([branches_log_psi(list(case), orders).upper for case in step.cases], axis=0)
+    return RdpCurve(orders, log_psi / (orders - 1))
+
+
+def compose(steps: list[Step], orders=DEFAULT_ORDERS) -> RdpCurve:
+    """Adaptive composition of heterogeneous steps: ``Σ count · ε_step(α)`` (Mironov 2017)."""
+    check_composable(steps)
+    total = None
+    for step in steps:
+        curve = step_curve(step, orders) * step.count
+        total = curve if total is None else total + curve
+    return total
+
+
+def _finite(curve: RdpCurve) -> tuple[np.ndarray, np.ndarray]:
+    keep = np.isfinite(curve.epsilons)
+    if not keep.any():
+        raise InvalidSpecification("the RDP curve is infinite at every order")
+    return curve.orders[keep], curve.epsilons[keep]
+
+
+def epsilon_for_delta(curve: RdpCurve, delta: float, conversion: Conversion) -> Converted:
+    """The smallest ε over the orders for which the curve gives (ε, δ)-DP."""
+    orders, rhos = _finite(curve)
+    if conversion is Conversion.OPTIMAL:
+        candidates = optimal_epsilons(orders, rhos, delta)
+        balle = [balle_epsilon(a, r, delta) for a, r in zip(orders, rhos)]
+        # Balle et al. is a valid bound too; keep the better one (they coincide to 1e-9 where
+        # it is already tight, and the optimal value carries a safety margin).
+        candidates = [c if c.epsilon <= b else Converted(float(b), delta, c.order, c.bernoulli)
+                      for c, b in zip(candidates, balle)]
+    else:
+        convert = balle_epsilon if conversion is Conversion.BALLE2020 else mironov_epsilon
+        candidates = [Converted(float(convert(a, r, delta)), delta, float(a))
+                      for a, r in zip(orders, rhos)]
+    return min(candidates, key=lambda c: c.epsilon)
+
+
+def delta_for_epsilon(curve: RdpCurve, epsilon: float, conversion: Conversion) -> Converted:
+    """The smallest δ over the orders for which the curve gives (ε, δ)-DP."""
+    orders, rhos = _finite(curve)
+    if conversion is Conversion.OPTIMAL:
+        candidates = optimal_deltas(orders, rhos, epsilon)
+        balle = [balle_delta(a, r, epsilon) for a, r in zip(orders, rhos)]
+        candidates = [c if c.delta <= b else Converted(epsilon, float(b), c.order, c.bernoulli)
+                      for c, b in zip(candidates, balle)]
+    else:
+        convert = balle_delta if conversion is Conversion.BALLE2020 else mironov_delta
+        candidates = [Converted(epsilon, float(convert(a, r, epsilon)), float(a))
+                      for a, r in zip(orders, rhos)]
+    return min(candidates, key=lambda c: c.delta)

@@ -1,0 +1,63 @@
+"""One step of a training run, as the dominating pairs that describe it.
+
+A step's privacy is a maximum over *cases* (e.g. the ``(K₊, K₋)`` of 003 Thm. 3.7, or the two
+directions of an add/remove relation), and each case is a public mixture of *branches* (the terms
+of a group bound, or the truncated/untruncated branches of seed 002), each with its dominating
+pairs. A pair of datasets stays in one case for the whole run, so composition is per case.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from otbound.amplification import Branch, tight_branches
+from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.mechanisms import Mechanism, describe
+from otbound.subsampling import Subsampling
+
+Case = tuple[Branch, ...]
+
+
+@dataclass(frozen=True)
+class Step:
+    """``count`` repetitions of one mechanism whose privacy is ``max_case profile(case)``.
+
+    ``relation`` names the neighbouring relation; steps are composed only when it agrees, so
+    that case ``i`` of every step refers to the same pair of datasets.
+    """
+
+    cases: tuple[Case, ...]
+    count: int
+    relation: tuple
+    setting: dict
+
+    def __post_init__(self) -> None:
+        count = self.count
+        if isinstance(count, bool) or not float(count).is_integer() or count < 1:
+            raise InvalidSpecification(f"--steps must be an integer >= 1, got {count}")
+        object.__setattr__(self, "count", int(count))
+
+
+def subsampled_step(setting: Subsampling, mechanism: Mechanism, count: int) -> Step:
+    """A subsampled mechanism with the engine's tight dominating pairs (001, 003 Thm. 3.8)."""
+    described = setting.describe() | describe(mechanism)
+    try:
+        cases = tuple(tuple(tight_branches(terms, mechanism)) for terms in setting.cases())
+    except UnsupportedOperation as error:
+        raise UnsupportedOperation(
+            f"accounting needs the dominating pairs of an exact solver, and there is none for "
+            f"{described} ({error})") from error
+    if setting.scheme == "wor":
+        relation = ("substitution", setting.substitutions)
+    else:
+        relation = ("insert-remove", tuple(setting.shapes()))
+    return Step(cases, count, relation, described)
+
+
+def check_composable(steps: list[Step]) -> None:
+    if not steps:
+        raise InvalidSpecification("nothing to compose: give at least one step")
+    if len({step.relation for step in steps}) > 1:
+        raise InvalidSpecification(
+            "steps can only be composed under one neighbouring relation; got "
+            + ", ".join(sorted({str(step.relation) for step in steps})))

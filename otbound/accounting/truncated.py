@@ -1,0 +1,156 @@
+"""Truncated Poisson sampling (seed 002): Poisson sampling at rate ``p``, then a uniformly random
+subset of size ``B`` when more than ``B`` of the ``n`` records were sampled.
+
+Its dominating pairs (002 Thm. 3.1 add/remove-1-of-n, 3.3 zero-out, 3.4 replace-one) are public
+mixtures of two Gaussian branches: with probability ``1 − w``, ``w = P[Binom(n − 1, p) ≥ B]``, no
+truncation touches the sensitive record and the pair is the Poisson-subsampled Gaussian at rate
+``p``; otherwise the record enters with probability ``q̃`` and displaces another, so the
+sensitivity doubles. ``q̃`` has the closed form of 002 Sec. 3.4,
+``q̃ = P[Binom(n, p) ≥ B + 1] / P[Binom(n − 1, p) ≥ B] · B/n``.
+
+Each pair is stated in one direction; the other direction is the swapped pair (Zhu et al. 2022),
+mirrored so that its likelihood ratio increases. Both directions are cases of the step.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+from scipy import stats
+
+from otbound.accounting.steps import Case, Step
+from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.mechanisms import AdditiveNoise, Mechanism, describe
+from otbound.pairs import Family, MixturePair
+
+PROBABILITY_ERROR = 1e-12
+"""Relative error allowed for scipy's binomial tails (checked against mpmath in the tests);
+branch weights are raised by it, which can only enlarge the bound."""
+
+
+class Neighbouring(Enum):
+    ADD_REMOVE = "add-remove"
+    ZERO_OUT = "zero-out"
+    REPLACE_ONE = "replace-one"
+
+
+# Means of the untruncated (r = 1) and truncated (r = 2) branches, in units of the sensitivity:
+# (means of P, means of Q) for mixtures weighted (1 − rate, rate) — or a single N(0) for Q.
+_BRANCH_MEANS = {
+    Neighbouring.ADD_REMOVE: (((0, 1), (0,)), ((0, 2), (0,))),                 # 002 Thm. 3.1
+    Neighbouring.ZERO_OUT: (((0, 1), (0,)), ((0, 2), (0, -1))),               # 002 Thm. 3.3
+    Neighbouring.REPLACE_ONE: (((0, 1), (0, -1)), ((0, 2), (0, -2))),         # 002 Thm. 3.4
+}
+
+
+@dataclass(frozen=True)
+class TruncatedPoisson:
+    """Poisson sampling at ``rate`` truncated to ``max_batch`` records, dataset size ``n``."""
+
+    rate: float
+    max_batch: int
+    dataset_size: int
+    neighbouring: Neighbouring = Neighbouring.ADD_REMOVE
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.rate, (int, float)) and 0 <= self.rate <= 1):
+            raise InvalidSpecification(f"--rate must be in [0, 1], got {self.rate}")
+        for flag, value in (("--max-batch", self.max_batch), ("--dataset-size", self.dataset_size)):
+            if isinstance(value, bool) or not float(value).is_integer() or value < 1:
+                raise InvalidSpecification(f"{flag} must be an integer >= 1, got {value}")
+        object.__setattr__(self, "rate", float(self.rate))
+        object.__setattr__(self, "max_batch", int(self.max_batch))
+        object.__setattr__(self, "dataset_size", int(self.dataset_size))
+        object.__setattr__(self, "neighbouring", Neighbouring(self.neighbouring))
+
+    def truncation_probability(self) -> float:
+        """``w = P[Binom(n − 1, p) ≥ B]``: the other records alone fill the batch."""
+        n, p, b = self.dataset_size, self.rate, self.max_batch
+        return float(stats.binom.sf(b - 1, n - 1, p))
+
+    def branch_rate(self) -> float:
+        """``q̃``, the closed form of 002 Sec. 3.4 (requires ``w > 0``)."""
+        n, p, b = self.dataset_size, self.rate, self.max_batch
+        return float(stats.binom.sf(b, n, p) / self.truncation_probability() * b / n)
+
+    def branch_rate_direct(self) -> float:
+        """``q̃ = p Σ_{s=B}^{n−1} P[Binom(n−1, p) = s] / w · B/(s + 1)`` (002 Thm. 3.1)."""
+        n, p, b = self.dataset_size, self.rate, self.max_batch
+        s = np.arange(b, n)
+        terms = stats.binom.pmf(s, n - 1, p) * b / (s + 1)
+        return float(p * math.fsum(terms) / self.truncation_probability())
+
+    def overflow_probability(self) -> float:
+        """``P[Binom(n, p) > B]``: the chance that one step truncates (for the naive bound)."""
+        return float(stats.binom.sf(self.max_batch, self.dataset_size, self.rate))
+
+    def cases(self, mechanism: Mechanism) -> tuple[Case, ...]:
+        """Both directions of the dominating pair, as public mixtures of the two branches."""
+        if not (isinstance(mechanism, AdditiveNoise) and mechanism.family is Family.GAUSSIAN):
+            raise UnsupportedOperation(
+                "truncated Poisson sampling is analysed for the Gaussian mechanism only (002 "
+                "Lemma 2.4 needs rotation invariance); use --mechanism gaussian")
+        w = self.truncation_probability()
+        branches = []
+        for weight, rate, (p_means, q_means) in zip(
+                (1 - w, w), (self.rate, None), _BRANCH_MEANS[self.neighbouring]):
+            if weight == 0:
+                continue
+            rate = self.branch_rate() if rate is None else rate
+            pair = _pair(mechanism.noise_multiplier, p_means, q_means,
+                         min(rate * (1 + PROBABILITY_ERROR), 1.0))
+            branches.append((math.log(weight * (1 + PROBABILITY_ERROR)), pair))
+        forward = tuple((w, [pair]) for w, pair in branches)
+        backward = tuple((w, [pair.swapped().reflected()]) for w, pair in branches)
+        return forward, backward
+
+    def describe(self) -> dict:
+        return {"scheme": "truncated-poisson", "rate": self.rate, "max_batch": self.max_batch,
+                "dataset_size": self.dataset_size, "neighbouring": self.neighbouring.value}
+
+
+def _pair(scale: float, p_means, q_means, rate: float) -> MixturePair:
+    def weights(means):
+        if len(means) == 1:
+            return [0.0]
+        return [math.log1p(-rate) if rate < 1 else -math.inf,
+                math.log(rate) if rate > 0 else -math.inf]
+    return MixturePair(Family.GAUSSIAN, scale, list(p_means), weights(p_means), list(q_means),
+                       weights(q_means))
+
+
+def truncated_step(sampling: TruncatedPoisson, mechanism: Mechanism, count: int) -> Step:
+    relation = ("truncated-poisson", sampling.neighbouring.value, sampling.dataset_size)
+    return Step(sampling.cases(mechanism), count, relation,
+                sampling.describe() | describe(mechanism))
+
+
+def naive_epsilon(delta_of_epsilon, delta: float, overflow: float) -> float:
+    """The approach of Chua et al. (seed 002, Sec. 1): untruncated Poisson sampling is
+    ``(ε, δ_P(ε))``-DP, so truncation is ``(ε, δ_P(ε) + e^ε η)``-DP with ``η`` the probability
+    that any step truncates. Returns the smallest ε (on a 1e-6 grid, rounded up) with
+    ``δ_P(ε) + e^ε η ≤ δ``, or ``inf`` when ``η ≥ δ``."""
+    if overflow >= delta:
+        return math.inf
+
+    def fits(epsilon: float) -> bool:
+        return delta_of_epsilon(epsilon) + math.exp(epsilon) * overflow <= delta
+
+    # e^ε η grows and δ_P(ε) falls: scan up to where e^ε η alone exceeds δ, then bisect.
+    previous = 0.0
+    for epsilon in np.arange(0.0, math.log(delta / overflow) if overflow > 0 else 1e3, 0.01):
+        if fits(epsilon):
+            break
+        previous = epsilon
+    else:
+        return math.inf
+    if epsilon == 0.0:
+        return 0.0
+    low, high = previous, epsilon
+    while high - low > 1e-6:
+        middle = (low + high) / 2
+        low, high = (low, middle) if fits(middle) else (middle, high)
+    return float(high)
