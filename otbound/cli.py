@@ -3,7 +3,8 @@
 ``otbound derive --list`` lists the catalogue; ``otbound derive NAME_OR_PATH [--latex] [--json]``
 derives one bound and prints it with its checks; ``otbound derive --all`` runs every derivation and
 prints a summary table. ``otbound rdp`` and ``otbound adp`` evaluate the privacy of one subsampled
-step; ``otbound verify`` checks a derivation by exact enumeration, Monte Carlo and an adversarial
+step; ``otbound account`` composes many steps into (ε, δ) with an RDP or PLD accountant;
+``otbound verify`` checks a derivation by exact enumeration, Monte Carlo and an adversarial
 soundness search. Exit codes: 0 on success, 1 when a check fails, 2 for bad input.
 """
 
@@ -15,11 +16,16 @@ import sys
 
 import math
 
+from otbound.accounting.accountant import Accountant, account
+from otbound.accounting.conversion import Conversion
+from otbound.accounting.pld import DISCRETISATION
+from otbound.accounting.steps import Step, subsampled_step
+from otbound.accounting.truncated import Neighbouring, TruncatedPoisson, truncated_step
 from otbound.amplification import Method, adp, rdp
 from otbound.catalog import catalogue, find
 from otbound.derivation import run
 from otbound.errors import InvalidSpecification, OtboundError, UnsupportedOperation
-from otbound.mechanisms import Mechanism, RandomizedResponse, gaussian, laplace
+from otbound.mechanisms import Mechanism, RandomizedResponse, describe, gaussian, laplace
 from otbound.report import DerivationReport
 from otbound.subsampling import Subsampling
 
@@ -63,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
                              help="one value or a comma-separated list")
         command.add_argument("--json", action="store_true", help="print one JSON object")
         command.set_defaults(handler=handler)
+    _add_account(commands)
     return parser
 
 
@@ -76,8 +83,9 @@ def _numbers(flag: str):
     return parse
 
 
-def _add_setting(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--scheme", required=True, choices=("poisson", "wor"))
+def _add_setting(command: argparse.ArgumentParser, account: bool = False) -> None:
+    schemes = ("poisson", "wor", "truncated-poisson") if account else ("poisson", "wor")
+    command.add_argument("--scheme", required=True, choices=schemes)
     command.add_argument("--rate", type=float, help="Poisson sampling rate r in [0, 1]")
     command.add_argument("--group", type=int, help="every pair at insertion/removal distance <= K")
     command.add_argument("--insertions", type=int, help="K+ inserted elements (one pair)")
@@ -91,7 +99,28 @@ def _add_setting(command: argparse.ArgumentParser) -> None:
     command.add_argument("--scale", type=float, help="Laplace scale b")
     command.add_argument("--theta", type=float, help="true-response probability in (0, 1)")
     command.add_argument("--sensitivity", type=float, help="sensitivity L (default 1)")
-    command.add_argument("--method", default="tight", choices=[m.value for m in Method])
+    if not account:
+        command.add_argument("--method", default="tight", choices=[m.value for m in Method])
+        return
+    command.add_argument("--max-batch", type=int, help="truncated batch size B")
+    command.add_argument("--neighbouring", choices=[n.value for n in Neighbouring],
+                         help="relation for --scheme truncated-poisson (default add-remove)")
+
+
+def _add_account(commands) -> None:
+    command = commands.add_parser("account", help="(ε, δ) of many subsampled steps")
+    _add_setting(command, account=True)
+    command.add_argument("--steps", required=True, type=int, help="number of steps T >= 1")
+    target = command.add_mutually_exclusive_group(required=True)
+    target.add_argument("--delta", type=float, help="report ε at this δ in (0, 1)")
+    target.add_argument("--epsilon", type=float, help="report δ at this ε >= 0")
+    command.add_argument("--accountant", default="pld", choices=[a.value for a in Accountant])
+    command.add_argument("--conversion", choices=[c.value for c in Conversion],
+                         help="RDP to (ε, δ) conversion (--accountant rdp; default optimal)")
+    command.add_argument("--discretisation", type=float,
+                         help=f"PLD loss grid (--accountant pld; default {DISCRETISATION:g})")
+    command.add_argument("--json", action="store_true", help="print one JSON object")
+    command.set_defaults(handler=_account)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,22 +176,13 @@ def _mechanism(args: argparse.Namespace) -> Mechanism:
     return make(getattr(args, needed), sensitivity)
 
 
-def _setting(args: argparse.Namespace) -> tuple[Subsampling, Mechanism, Method]:
+def _setting(args: argparse.Namespace,
+             method: Method | None = None) -> tuple[Subsampling, Mechanism, Method]:
     subsampling = Subsampling(args.scheme, rate=args.rate, batch_size=args.batch_size,
                               dataset_size=args.dataset_size, group=args.group,
                               insertions=args.insertions, removals=args.removals,
                               substitutions=args.substitutions)
-    return subsampling, _mechanism(args), Method(args.method)
-
-
-def _describe(subsampling: Subsampling, mechanism: Mechanism) -> dict:
-    described = subsampling.describe()
-    described["mechanism"] = mechanism.name
-    for field in ("scale", "sensitivity", "theta"):
-        if hasattr(mechanism, field):
-            key = "sigma" if field == "scale" and mechanism.name == "gaussian" else field
-            described[key] = getattr(mechanism, field)
-    return described
+    return subsampling, _mechanism(args), method or Method(args.method)
 
 
 def _finite(values: list[float]) -> None:
@@ -177,7 +197,7 @@ def _evaluate(args: argparse.Namespace, inputs: str, outputs: str, evaluate) -> 
     values = [b.value for b in bounds]
     _finite(values)
     result = {inputs: points, outputs: values, "error_bound": [b.error for b in bounds],
-              "method": method.value, "setting": _describe(subsampling, mechanism)}
+              "method": method.value, "setting": subsampling.describe() | describe(mechanism)}
     if args.json:
         print(json.dumps(result, indent=2))
         return EXIT_OK
@@ -195,6 +215,51 @@ def _rdp(args: argparse.Namespace) -> int:
 
 def _adp(args: argparse.Namespace) -> int:
     return _evaluate(args, "epsilon", "delta", adp)
+
+
+def _account(args: argparse.Namespace) -> int:
+    accountant = Accountant(args.accountant)
+    if accountant is Accountant.PLD and args.conversion is not None:
+        raise InvalidSpecification("--conversion applies to --accountant rdp")
+    if accountant is Accountant.RDP and args.discretisation is not None:
+        raise InvalidSpecification("--discretisation applies to --accountant pld")
+    step = _account_step(args)
+    guarantee = account([step], accountant, delta=args.delta, epsilon=args.epsilon,
+                        conversion=Conversion(args.conversion or "optimal"),
+                        discretisation=(DISCRETISATION if args.discretisation is None
+                                        else args.discretisation))
+    result = {"epsilon": guarantee.epsilon, "delta": guarantee.delta, "steps": guarantee.steps,
+              "accountant": accountant.value, "setting": step.setting} | guarantee.details
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return EXIT_OK
+    print(f"({guarantee.epsilon:.12g}, {guarantee.delta:.6g})-DP after {guarantee.steps} steps — "
+          + ", ".join(f"{k} = {v}" for k, v in guarantee.details.items())
+          + f", accountant {accountant.value}")
+    print("setting: " + ", ".join(f"{k} = {v}" for k, v in step.setting.items()))
+    return EXIT_OK
+
+
+def _account_step(args: argparse.Namespace) -> Step:
+    truncated = args.scheme == "truncated-poisson"
+    for flag in ("max_batch", "neighbouring"):
+        if not truncated and getattr(args, flag) is not None:
+            raise InvalidSpecification(f"--{flag.replace('_', '-')} applies to "
+                                       "--scheme truncated-poisson")
+    if not truncated:
+        subsampling, mechanism, _ = _setting(args, Method.TIGHT)
+        return subsampled_step(subsampling, mechanism, args.steps)
+    for flag in ("group", "insertions", "removals", "batch_size", "substitutions"):
+        if getattr(args, flag) is not None:
+            raise InvalidSpecification(f"--{flag.replace('_', '-')} does not apply to "
+                                       "--scheme truncated-poisson")
+    for flag in ("rate", "max_batch", "dataset_size"):
+        if getattr(args, flag) is None:
+            raise InvalidSpecification(f"--scheme truncated-poisson needs "
+                                       f"--{flag.replace('_', '-')}")
+    sampling = TruncatedPoisson(args.rate, args.max_batch, args.dataset_size,
+                                Neighbouring(args.neighbouring or "add-remove"))
+    return truncated_step(sampling, _mechanism(args), args.steps)
 
 
 def _verify(args: argparse.Namespace) -> int:

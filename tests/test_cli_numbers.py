@@ -61,3 +61,52 @@ def test_invalid_settings_exit_2_with_one_line(capsys, argv, message):
     out, err = capsys.readouterr()
     assert exit_info.value.code == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+# --- otbound account ----------------------------------------------------------------------------
+
+TRUNCATED = ["--scheme", "truncated-poisson", "--rate", "0.05", "--max-batch", "55",
+             "--dataset-size", "1000", "--mechanism", "gaussian", "--sigma", "1"]
+
+
+def test_account_json_and_text(capsys):
+    code, out, _ = run_cli(capsys, "account", *BASE, "--steps", "1000", "--delta", "1e-6",
+                           "--accountant", "rdp", "--conversion", "balle2020", "--json")
+    result = json.loads(out)
+    assert code == 0 and {"epsilon", "delta", "steps", "accountant", "setting"} <= set(result)
+    assert result["steps"] == 1000 and result["accountant"] == "rdp"
+    assert result["epsilon"] == pytest.approx(2.4366938030221523, rel=1e-6)  # dp_accounting
+    code, out, _ = run_cli(capsys, "account", *TRUNCATED, "--neighbouring", "replace-one",
+                           "--steps", "10", "--epsilon", "1", "--json")
+    result = json.loads(out)
+    assert code == 0 and result["accountant"] == "pld" and result["epsilon"] == 1.0
+    assert result["setting"]["neighbouring"] == "replace-one" and 0 < result["delta"] < 1
+    code, out, _ = run_cli(capsys, "account", *BASE, "--steps", "10", "--delta", "1e-5")
+    assert code == 0 and "-DP after 10 steps" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    ([*BASE, "--steps", "0", "--delta", "1e-6"], "--steps must be an integer >= 1, got 0"),
+    ([*BASE, "--steps", "10", "--delta", "1"], "--delta must be in (0, 1), got 1.0"),
+    ([*BASE, "--steps", "10", "--delta", "0"], "--delta must be in (0, 1), got 0.0"),
+    ([*BASE, "--steps", "10", "--epsilon", "-1"], "--epsilon must be a finite number >= 0"),
+    ([*BASE, "--steps", "10"], "one of the arguments --delta --epsilon is required"),
+    ([*BASE, "--steps", "10", "--delta", "1e-5", "--conversion", "optimal"],
+     "--conversion applies to --accountant rdp"),
+    ([*BASE, "--steps", "10", "--delta", "1e-5", "--discretisation", "0"],
+     "--discretisation must be > 0"),
+    ([*BASE, "--steps", "10", "--delta", "1e-5", "--max-batch", "3"],
+     "--max-batch applies to --scheme truncated-poisson"),
+    (["--scheme", "truncated-poisson", "--rate", "0.05", "--max-batch", "0", "--dataset-size",
+      "10", "--mechanism", "gaussian", "--sigma", "1", "--steps", "1", "--delta", "1e-5"],
+     "--max-batch must be an integer >= 1, got 0"),
+    ([*TRUNCATED[:-4], "--mechanism", "laplace", "--scale", "1", "--steps", "1", "--delta", "0.1"],
+     "Gaussian mechanism only"),
+    ([*TRUNCATED, "--group", "2", "--steps", "1", "--delta", "0.1"], "--group does not apply"),
+])
+def test_account_rejects_invalid_input(capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_info:
+        raise SystemExit(main(["account", *argv]))
+    out, err = capsys.readouterr()
+    assert exit_info.value.code == 2 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1
