@@ -15,3 +15,6 @@ slow:
 bench:
 	python benchmarks/rdp_benchmark.py
 	python benchmarks/fractional_orders.py
+	python benchmarks/optimal_conversion.py
+	python benchmarks/truncated_poisson.py
+	python benchmarks/group_privacy_composition.py
