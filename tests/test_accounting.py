@@ -4,7 +4,9 @@ Peers: Google's dp_accounting (RDP and PLD accountants, truncated subsampled Gau
 mpmath evaluations of the Bernoulli pairs behind the optimal conversion.
 """
 
+import itertools
 import math
+from collections import defaultdict
 
 import dp_accounting
 import mpmath as mp
@@ -24,12 +26,14 @@ from otbound.accounting.conversion import (Conversion, balle_delta, balle_epsilo
 from otbound.accounting.steps import subsampled_step
 from otbound.accounting.truncated import (PROBABILITY_ERROR, Neighbouring, TruncatedPoisson,
                                           naive_epsilon, truncated_step)
-from otbound.amplification import Method
+from otbound.amplification import Method, branches_delta
 from otbound.amplification import rdp as one_step_rdp
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.hockey_stick import hockey_stick
 from otbound.mechanisms import RandomizedResponse, gaussian, laplace
+from otbound.pairs import Family, MixturePair
 from otbound.subsampling import Subsampling
+from otbound.verify.divergence import delta as exact_delta
 
 POISSON = Subsampling("poisson", rate=0.01)
 
@@ -280,6 +284,54 @@ def test_truncation_beats_the_naive_bound():
     assert overflow == pytest.approx(steps * stats.binom.sf(b, n, p))
     naive = naive_epsilon(lambda e: pld.delta_for_epsilon(poisson, e), 1e-5, overflow)
     assert ours < naive
+
+
+def _truncated_output(values, rate: float, max_batch: int, sigma: float):
+    """The exact output distribution of a truncated-Poisson sum query plus Gaussian noise on
+    scalar records: every Poisson draw, then every size-B subset of an overfull draw."""
+    mass = defaultdict(float)
+    for size in range(len(values) + 1):
+        for drawn in itertools.combinations(range(len(values)), size):
+            probability = rate ** size * (1 - rate) ** (len(values) - size)
+            kept = (list(itertools.combinations(drawn, max_batch)) if size > max_batch
+                    else [drawn])
+            for batch in kept:
+                mass[sum(values[i] for i in batch)] += probability / len(kept)
+    means = sorted(mass)
+    return means, [math.log(mass[m]) for m in means]
+
+
+def _exact_pair(first, second, rate, max_batch, sigma):
+    return MixturePair(Family.GAUSSIAN, sigma, *_truncated_output(first, rate, max_batch, sigma),
+                       *_truncated_output(second, rate, max_batch, sigma))
+
+
+_NEIGHBOUR = {Neighbouring.ADD_REMOVE: lambda others: others,
+              Neighbouring.ZERO_OUT: lambda others: others + [0.0],
+              Neighbouring.REPLACE_ONE: lambda others: others + [-1.0]}
+
+
+@pytest.mark.parametrize("neighbouring", list(Neighbouring))
+def test_truncated_pairs_dominate_exact_enumeration(neighbouring):
+    """002 Thm. 3.1/3.3/3.4 against the exact output distributions of the truncated-Poisson sum
+    query (n = 7, p = 0.5, B = 3: truncation is frequent) on records in [−1, 1], both
+    directions: never below the truth, and close to it where the others oppose the target."""
+    n, rate, max_batch, sigma = 7, 0.5, 3, 1.0
+    cases = TruncatedPoisson(rate, max_batch, n, neighbouring).cases(gaussian(sigma))
+    rng = np.random.default_rng(5)
+    datasets = [[value] * (n - 1) for value in (-1.0, 0.0, 1.0)]
+    datasets += [list(rng.uniform(-1, 1, n - 1)) for _ in range(2)]
+    for epsilon in (0.0, 0.5, 1.5):
+        bound = max(branches_delta(list(case), np.array([epsilon])).upper[0] for case in cases)
+        for others in datasets:
+            neighbour = _NEIGHBOUR[neighbouring](others)
+            exact = max(exact_delta(_exact_pair(others + [1.0], neighbour, rate, max_batch,
+                                                sigma), epsilon),
+                        exact_delta(_exact_pair(neighbour, others + [1.0], rate, max_batch,
+                                                sigma), epsilon))
+            assert exact <= bound * (1 + 1e-9), (others, epsilon)
+            if epsilon == 0.0 and others[0] == -1.0:
+                assert exact >= 0.5 * bound
 
 
 @pytest.mark.parametrize("arguments, message", [
