@@ -101,8 +101,7 @@ def _loss_and_slope(pair: MixturePair, z: np.ndarray) -> tuple[np.ndarray, np.nd
     accurate to first order, since δ is stationary in it)."""
     loss, slope = np.zeros(z.shape), np.zeros(z.shape)
     for side, sign in (("p", 1.0), ("q", -1.0)):
-        means, log_weights = ((pair.p_means, pair.p_log_weights) if side == "p"
-                              else (pair.q_means, pair.q_log_weights))
+        means, log_weights = pair.components(side)
         logits = log_weights[:, None] + pair.relative_log(means, z)
         top = logits.max(axis=0)
         weights = np.exp(logits - top)

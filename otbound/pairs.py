@@ -89,6 +89,12 @@ class MixturePair:
         for name, value in zip(("p_means", "p_log_weights", "q_means", "q_log_weights"), p + q):
             object.__setattr__(self, name, value)
 
+    def components(self, side: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(means, log weights)`` of ``P`` (side ``"p"``) or ``Q`` (side ``"q"``)."""
+        if side == "p":
+            return self.p_means, self.p_log_weights
+        return self.q_means, self.q_log_weights
+
     def swapped(self) -> "MixturePair":
         """The pair ``(Q, P)``."""
         return MixturePair(self.family, self.scale, self.q_means, self.q_log_weights,
@@ -123,8 +129,7 @@ class MixturePair:
 
     def log_relative_density(self, side: str, z: np.ndarray) -> np.ndarray:
         """``log(P/D_0)`` (side ``"p"``) or ``log(Q/D_0)`` (side ``"q"``), accurate near zero."""
-        means, log_weights = ((self.p_means, self.p_log_weights) if side == "p"
-                              else (self.q_means, self.q_log_weights))
+        means, log_weights = self.components(side)
         lam = self.relative_log(means, z)
         result = log_sum_exp(log_weights[:, None] + lam, axis=0)
         near = np.abs(lam).max(axis=0) < SMALL

@@ -15,8 +15,7 @@ from otbound.pairs import Family, MixturePair
 
 
 def _log_density(pair: MixturePair, side: str, z):
-    means, log_weights = ((pair.p_means, pair.p_log_weights) if side == "p"
-                          else (pair.q_means, pair.q_log_weights))
+    means, log_weights = pair.components(side)
     log_weights = [mp.mpf(w) for w in log_weights]
     # Weights rounded to doubles sum to 1 only up to ~1e-16: renormalise at full precision.
     norm = mp.log(mp.fsum(mp.exp(w) for w in log_weights))

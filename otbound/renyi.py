@@ -197,8 +197,7 @@ def _log_power_mean(pair: MixturePair, alpha: np.ndarray, z: np.ndarray) -> np.n
 
 
 def _moments(pair: MixturePair, side: str, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    means, log_weights = ((pair.p_means, pair.p_log_weights) if side == "p"
-                          else (pair.q_means, pair.q_log_weights))
+    means, log_weights = pair.components(side)
     logits = log_weights[:, None] + pair.relative_log(means, z)
     weights = np.exp(logits - logits.max(axis=0))
     weights /= weights.sum(axis=0)

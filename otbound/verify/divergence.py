@@ -38,8 +38,7 @@ def _mp(value: Fraction):
 
 
 def _log_density(pair: MixturePair, side: str, z: np.ndarray) -> np.ndarray:
-    means, log_weights = ((pair.p_means, pair.p_log_weights) if side == "p"
-                          else (pair.q_means, pair.q_log_weights))
+    means, log_weights = pair.components(side)
     s = pair.scale
     if pair.family is Family.GAUSSIAN:
         terms = -0.5 * ((z[None, :] - means[:, None]) / s) ** 2 - math.log(s * math.sqrt(2 * math.pi))
@@ -165,8 +164,7 @@ def _bisect(function, a: float, b: float) -> float:
 
 def _mass(pair: MixturePair, side: str, a: float, b: float):
     """``P((a, b))`` or ``Q((a, b))`` in mpmath."""
-    means, log_weights = ((pair.p_means, pair.p_log_weights) if side == "p"
-                          else (pair.q_means, pair.q_log_weights))
+    means, log_weights = pair.components(side)
     s = mp.mpf(pair.scale)
     weights = [mp.exp(mp.mpf(w)) for w in log_weights]
     norm = mp.fsum(weights)
