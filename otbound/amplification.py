@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import Enum
+from typing import Sequence
 
 import numpy as np
 from scipy.special import gammaln
@@ -68,14 +69,10 @@ def rdp(setting: Subsampling, mechanism: Mechanism, method: Method, alphas) -> l
     return Bounds(log_psi.upper / scale, log_psi.estimate / scale).as_list()
 
 
-def _combine(cases: list[list[tuple[float, Bounds]]]) -> Bounds:
-    """``max_case log Σ_term exp(log w + log Ψ)`` for upper bounds and estimates alike."""
-    result = []
-    for field in ("upper", "estimate"):
-        per_case = [log_sum_exp(np.array([w + getattr(b, field) for w, b in terms]), axis=0)
-                    for terms in cases]
-        result.append(np.max(np.array(per_case), axis=0))
-    return Bounds(*result)
+def _maximum(bounds: list[Bounds]) -> Bounds:
+    """The elementwise maximum of upper bounds and of estimates."""
+    return Bounds(np.max([b.upper for b in bounds], axis=0),
+                  np.max([b.estimate for b in bounds], axis=0))
 
 
 def terms_log_psi(terms: list[Term], mechanism: Mechanism, alphas: np.ndarray,
@@ -99,25 +96,26 @@ def tight_branches(terms: list[Term], mechanism: Mechanism) -> list[Branch]:
     return [(log_weight, mechanism.tight_pairs(problem)) for log_weight, problem in terms]
 
 
-def branches_log_psi(branches: list[Branch], alphas: np.ndarray, limit: bool = True) -> Bounds:
+def branches_log_psi(branches: Sequence[Branch], alphas: np.ndarray,
+                     limit: bool = True) -> Bounds:
     """``log Σ_b P(b) · max_pairs Ψ_α(pair)`` (upper bounds and estimates)."""
-    combined = []
-    for log_weight, pairs in branches:
-        candidates = [_split(log_psi_curve(pair, alphas, limit=limit)) for pair in pairs]
-        combined.append((log_weight, Bounds(np.max([c.upper for c in candidates], axis=0),
-                                            np.max([c.estimate for c in candidates], axis=0))))
-    return _combine([combined])
+    weights = np.array([log_weight for log_weight, _ in branches])[:, None]
+    worst = [_maximum([_split(log_psi_curve(pair, alphas, limit=limit)) for pair in pairs])
+             for _, pairs in branches]
+    return Bounds(log_sum_exp(weights + np.array([w.upper for w in worst]), axis=0),
+                  log_sum_exp(weights + np.array([w.estimate for w in worst]), axis=0))
 
 
-def branches_delta(branches: list[Branch], epsilons: np.ndarray,
+def branches_delta(branches: Sequence[Branch], epsilons: np.ndarray,
                    tolerance: float = ESCALATE) -> Bounds:
     """``Σ_b P(b) · max_pairs δ(ε; pair)`` (upper bounds and estimates); ε may be negative.
     ``tolerance`` is the relative error of δ tolerated before high-precision recomputation."""
     upper, estimate = np.zeros(epsilons.size), np.zeros(epsilons.size)
     for log_weight, pairs in branches:
-        candidates = [_split(hockey_stick_curve(pair, epsilons, tolerance)) for pair in pairs]
-        upper += math.exp(log_weight) * np.max([c.upper for c in candidates], axis=0)
-        estimate += math.exp(log_weight) * np.max([c.estimate for c in candidates], axis=0)
+        worst = _maximum([_split(hockey_stick_curve(pair, epsilons, tolerance))
+                          for pair in pairs])
+        upper += math.exp(log_weight) * worst.upper
+        estimate += math.exp(log_weight) * worst.estimate
     return Bounds(upper * (1 + 4e-16 * len(branches)), estimate)
 
 
@@ -129,8 +127,7 @@ def _each_case(setting: Subsampling, mechanism: Mechanism, evaluate) -> Bounds:
         raise UnsupportedOperation(
             f"--method tight: no exact solver for the {mechanism.name} mechanism with "
             f"{setting.describe()} ({error}); use --method agnostic or --method posthoc") from error
-    return Bounds(np.max([r.upper for r in results], axis=0),
-                  np.max([r.estimate for r in results], axis=0))
+    return _maximum(results)
 
 
 def _tight_log_psi(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray,

@@ -322,7 +322,7 @@ def test_truncated_pairs_dominate_exact_enumeration(neighbouring):
     datasets = [[value] * (n - 1) for value in (-1.0, 0.0, 1.0)]
     datasets += [list(rng.uniform(-1, 1, n - 1)) for _ in range(2)]
     for epsilon in (0.0, 0.5, 1.5):
-        bound = max(branches_delta(list(case), np.array([epsilon])).upper[0] for case in cases)
+        bound = max(branches_delta(case, np.array([epsilon])).upper[0] for case in cases)
         for others in datasets:
             neighbour = _NEIGHBOUR[neighbouring](others)
             exact = max(exact_delta(_exact_pair(others + [1.0], neighbour, rate, max_batch,

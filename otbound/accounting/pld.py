@@ -59,7 +59,7 @@ def pair_loss_range(pair: MixturePair | FinitePair) -> tuple[float, float]:
 def case_pld(case: Case, discretisation: float = DISCRETISATION) -> PrivacyLossDistribution:
     """The pessimistic connect-the-dots PLD of one case."""
     ranges = [pair_loss_range(pair) for _, pairs in case for pair in pairs]
-    return profile_pld(lambda epsilons: branches_delta(list(case), epsilons, TOLERANCE).upper,
+    return profile_pld(lambda epsilons: branches_delta(case, epsilons, TOLERANCE).upper,
                        min(r[0] for r in ranges), max(r[1] for r in ranges), discretisation)
 
 

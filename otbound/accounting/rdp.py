@@ -45,7 +45,7 @@ class RdpCurve:
 def step_curve(step: Step, orders=DEFAULT_ORDERS) -> RdpCurve:
     """One step's ``ε(α)``: the worst case of ``log Σ_b P(b) max_pairs Ψ_α / (α − 1)``."""
     orders = check_orders(orders)
-    log_psi = np.max([branches_log_psi(list(case), orders).upper for case in step.cases], axis=0)
+    log_psi = np.max([branches_log_psi(case, orders).upper for case in step.cases], axis=0)
     return RdpCurve(orders, log_psi / (orders - 1))
 
 
