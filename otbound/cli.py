@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-
 import math
+import sys
 
 from otbound.accounting.accountant import Accountant, account
 from otbound.accounting.conversion import Conversion
@@ -176,13 +175,15 @@ def _mechanism(args: argparse.Namespace) -> Mechanism:
     return make(getattr(args, needed), sensitivity)
 
 
-def _setting(args: argparse.Namespace,
-             method: Method | None = None) -> tuple[Subsampling, Mechanism, Method]:
-    subsampling = Subsampling(args.scheme, rate=args.rate, batch_size=args.batch_size,
-                              dataset_size=args.dataset_size, group=args.group,
-                              insertions=args.insertions, removals=args.removals,
-                              substitutions=args.substitutions)
-    return subsampling, _mechanism(args), method or Method(args.method)
+def _subsampling(args: argparse.Namespace) -> Subsampling:
+    return Subsampling(args.scheme, rate=args.rate, batch_size=args.batch_size,
+                       dataset_size=args.dataset_size, group=args.group,
+                       insertions=args.insertions, removals=args.removals,
+                       substitutions=args.substitutions)
+
+
+def _setting(args: argparse.Namespace) -> tuple[Subsampling, Mechanism, Method]:
+    return _subsampling(args), _mechanism(args), Method(args.method)
 
 
 def _finite(values: list[float]) -> None:
@@ -247,8 +248,7 @@ def _account_step(args: argparse.Namespace) -> Step:
             raise InvalidSpecification(f"--{flag.replace('_', '-')} applies to "
                                        "--scheme truncated-poisson")
     if not truncated:
-        subsampling, mechanism, _ = _setting(args, Method.TIGHT)
-        return subsampled_step(subsampling, mechanism, args.steps)
+        return subsampled_step(_subsampling(args), _mechanism(args), args.steps)
     for flag in ("group", "insertions", "removals", "batch_size", "substitutions"):
         if getattr(args, flag) is not None:
             raise InvalidSpecification(f"--{flag.replace('_', '-')} does not apply to "

@@ -147,6 +147,11 @@ def _orders(alphas, rhos) -> tuple[np.ndarray, np.ndarray]:
     return alphas, rhos
 
 
+def _maximise_over_q(objective, alphas, rhos):
+    """The maximum of ``objective(t)`` over ``t = −log q`` in ``[ρ, ρ + 40 + 800/(α − 1)]``."""
+    return _golden_maximum(objective, rhos, rhos + 40 + 800 / (alphas - 1))
+
+
 def _pairs(alphas, rhos, t) -> list[tuple[float, float]]:
     log_p = _log_boundary(alphas, -t, (alphas - 1) * rhos)
     return [(float(p), float(q)) for p, q in zip(np.exp(log_p), np.exp(-t))]
@@ -164,7 +169,7 @@ def optimal_epsilons(alphas, rhos, delta: float) -> list[Converted]:
             gap = np.where(log_p > log_delta, np.log(-np.expm1(log_delta - log_p)), -np.inf)
         return log_p + gap + t
 
-    best, t = _golden_maximum(objective, rhos, rhos + 40 + 800 / (alphas - 1))
+    best, t = _maximise_over_q(objective, alphas, rhos)
     epsilons = np.maximum(best + _MARGIN * (1 + np.abs(best)), 0.0)
     return [Converted(float(e), delta, float(a), pair)
             for e, a, pair in zip(epsilons, alphas, _pairs(alphas, rhos, t))]
@@ -180,7 +185,7 @@ def optimal_deltas(alphas, rhos, epsilon: float) -> list[Converted]:
     def objective(t):
         return np.exp(_log_boundary(alphas, -t, log_budget)) - np.exp(epsilon - t)
 
-    best, t = _golden_maximum(objective, rhos, rhos + 40 + 800 / (alphas - 1))
+    best, t = _maximise_over_q(objective, alphas, rhos)
     deltas = np.minimum(np.maximum(best, 0.0) * (1 + _MARGIN) + 1e-300, 1.0)
     return [Converted(epsilon, float(d), float(a), pair)
             for d, a, pair in zip(deltas, alphas, _pairs(alphas, rhos, t))]

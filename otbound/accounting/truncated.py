@@ -94,12 +94,12 @@ class TruncatedPoisson:
                 "truncated Poisson sampling is analysed for the Gaussian mechanism only (002 "
                 "Lemma 2.4 needs rotation invariance); use --mechanism gaussian")
         w = self.truncation_probability()
+        rates = (self.rate, self.branch_rate() if w > 0 else 0.0)
         branches = []
-        for weight, rate, (p_means, q_means) in zip(
-                (1 - w, w), (self.rate, None), _BRANCH_MEANS[self.neighbouring]):
+        for weight, rate, (p_means, q_means) in zip((1 - w, w), rates,
+                                                     _BRANCH_MEANS[self.neighbouring]):
             if weight == 0:
                 continue
-            rate = self.branch_rate() if rate is None else rate
             pair = _pair(mechanism.noise_multiplier, p_means, q_means,
                          min(rate * (1 + PROBABILITY_ERROR), 1.0))
             branches.append((math.log(weight * (1 + PROBABILITY_ERROR)), pair))
