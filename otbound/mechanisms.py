@@ -27,7 +27,6 @@ import numpy as np
 
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.hockey_stick import hockey_stick_curve
-from otbound.numeric import NumericBound
 from otbound.pairs import Family, FinitePair, MixturePair
 from otbound.problems import NumericProblem, insert_remove_pattern
 from otbound.renyi import log_psi_curve
@@ -182,21 +181,12 @@ class RandomizedResponse(Mechanism):
 
 
 def _zero_distance_classes(problem: NumericProblem) -> list[tuple[int, ...]]:
-    """Mixture positions forced to be the same batch (distance bound 0), as index groups."""
-    closed = problem.closed()
-    size = len(closed.labels)
-    parent = list(range(size))
-    for i in range(size):
-        for j in range(i + 1, size):
-            if closed.bounds[i][j] == 0:
-                parent[j] = parent[i] = min(parent[i], parent[j])
-    groups: dict[int, list[int]] = {}
-    for i in range(size):
-        root = i
-        while parent[root] != root:
-            root = parent[root]
-        groups.setdefault(root, []).append(i)
-    return [tuple(g) for g in groups.values()]
+    """Mixture positions forced to be the same batch (distance bound 0), as index groups.
+
+    The bounds are closed under the triangle inequality, so "bound 0" is an equivalence relation
+    and each row lists its whole class."""
+    bounds = problem.closed().bounds
+    return sorted({tuple(j for j, bound in enumerate(row) if bound == 0) for row in bounds})
 
 
 def describe(mechanism: Mechanism) -> dict:
@@ -215,8 +205,3 @@ def gaussian(sigma: float, sensitivity: float = 1.0) -> AdditiveNoise:
 
 def laplace(scale: float, sensitivity: float = 1.0) -> AdditiveNoise:
     return AdditiveNoise(scale, sensitivity, Family.LAPLACE)
-
-
-def upper(bounds: list[NumericBound]) -> np.ndarray:
-    """The values of a list of bounds."""
-    return np.array([b.value for b in bounds])

@@ -30,7 +30,7 @@ from otbound.conditionals import Case
 from otbound.derivation import Derivation, Variant, check_case
 from otbound.hockey_stick import hockey_stick_curve
 from otbound.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
-from otbound.pairs import MixturePair
+from otbound.pairs import MixturePair, log_sum_exp
 from otbound.problems import NumericProblem
 from otbound.relations import BatchRelation
 from otbound.renyi import log_psi_curve
@@ -334,9 +334,7 @@ def check_monte_carlo(instance: Instance, mechanism: Mechanism, kind: str, funct
 # --- mutations ------------------------------------------------------------------------------
 
 def _normalised(log_weights: np.ndarray) -> np.ndarray:
-    finite = log_weights[np.isfinite(log_weights)]
-    top = finite.max()
-    return log_weights - (top + math.log(np.exp(finite - top).sum()))
+    return log_weights - log_sum_exp(log_weights)
 
 
 def mutations(rate: float) -> dict[str, Callable[[MixturePair], MixturePair]]:
