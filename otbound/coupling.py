@@ -27,6 +27,7 @@ import sympy as sp
 from otbound.batches import Batch, BatchType, Content
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 
+
 class Conditionals(Protocol):
     """Access to the conditional pmfs that a step may draw from."""
 
@@ -305,4 +306,3 @@ class Coupling:
             for target, masses in zip(step.targets, produced):
                 result[target] = [(mass, btype) for btype, mass in masses.items()]
         return result
-
