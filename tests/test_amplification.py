@@ -25,11 +25,8 @@ def values(bounds):
        alphas=st.lists(st.sampled_from([1.5, 2.0, 3.0, 7.3, 16.0, 50.0]), min_size=1,
                        max_size=3, unique=True))
 def test_tight_rdp_is_below_agnostic_and_posthoc(mechanism, rate, group, alphas):
-    setting = Subsampling("poisson", rate=rate, group=group)
-    tight = values(rdp(setting, mechanism, Method.TIGHT, alphas))
-    for method in (Method.AGNOSTIC, Method.POSTHOC):
-        other = values(rdp(setting, mechanism, method, alphas))
-        assert np.all(tight <= other * (1 + 1e-9) + 1e-15)
+    _assert_tight_is_smallest(rdp, Subsampling("poisson", rate=rate, group=group), mechanism,
+                              alphas, floor=1e-15)
 
 
 @settings(max_examples=25)
@@ -37,11 +34,15 @@ def test_tight_rdp_is_below_agnostic_and_posthoc(mechanism, rate, group, alphas)
        epsilons=st.lists(st.sampled_from([0.0, 0.1, 0.5, 1.0, 3.0]), min_size=1, max_size=3,
                          unique=True))
 def test_tight_adp_is_below_agnostic_and_posthoc(mechanism, rate, group, epsilons):
-    setting = Subsampling("poisson", rate=rate, group=group)
-    tight = values(adp(setting, mechanism, Method.TIGHT, epsilons))
+    _assert_tight_is_smallest(adp, Subsampling("poisson", rate=rate, group=group), mechanism,
+                              epsilons, floor=1e-14)
+
+
+def _assert_tight_is_smallest(evaluate, setting, mechanism, points, floor: float) -> None:
+    tight = values(evaluate(setting, mechanism, Method.TIGHT, points))
     for method in (Method.AGNOSTIC, Method.POSTHOC):
-        other = values(adp(setting, mechanism, method, epsilons))
-        assert np.all(tight <= other * (1 + 1e-9) + 1e-14)
+        other = values(evaluate(setting, mechanism, method, points))
+        assert np.all(tight <= other * (1 + 1e-9) + floor)
 
 
 @pytest.mark.parametrize("mechanism", [gaussian(0.7), gaussian(2.0), laplace(1.0),
