@@ -170,6 +170,7 @@ def test_pld_matches_dp_accounting_for_laplace():
     peer = peer_pld.from_laplace_mechanism(2.0, sampling_prob=0.05).self_compose(200)
     assert ours == pytest.approx(peer.get_epsilon_for_delta(1e-6), abs=1e-4)
 
+
 def test_randomized_response_pld_against_exact_composition():
     """T-fold binary randomized response: the loss is a scaled binomial, so ε(δ) is exact. The
     peer rounds each step's loss to its grid (error up to T × 1e-4); ours stays within 1e-8."""
