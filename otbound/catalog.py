@@ -7,8 +7,10 @@ the folder named by the environment variable ``OTBOUND_DERIVATIONS``.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 from otbound.derivation import Derivation
@@ -36,16 +38,29 @@ def load_file(path: Path) -> Derivation:
     spec = importlib.util.spec_from_file_location(f"otbound_derivation_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     try:
-        spec.loader.exec_module(module)
-    except Exception as error:  # a malformed file is user input: report it, never crash
+        # Whatever the file prints goes to stderr, so that stdout stays one clean result (JSON).
+        with contextlib.redirect_stdout(sys.stderr):
+            spec.loader.exec_module(module)
+    except BaseException as error:  # noqa: BLE001
+        # A derivation file is user input: whatever it raises, even SystemExit or
+        # KeyboardInterrupt, is reported as a bad file, never propagated.
         raise DerivationFileError(
-            f"derivation file {str(path)!r} could not be loaded: "
-            f"{type(error).__name__}: {error}") from error
-    derivation = getattr(module, "DERIVATION", None)
-    if not isinstance(derivation, Derivation):
+            f"derivation file {str(path)!r} could not be loaded: {_one_line(error)}") from error
+    if not hasattr(module, "DERIVATION"):
         raise DerivationFileError(
             f"derivation file {str(path)!r} does not define DERIVATION = otbound.Derivation(...)")
+    derivation = module.DERIVATION
+    if not isinstance(derivation, Derivation):
+        raise DerivationFileError(
+            f"derivation file {str(path)!r} defines DERIVATION of type "
+            f"{type(derivation).__name__}, not otbound.Derivation")
     return derivation
+
+
+def _one_line(error: BaseException) -> str:
+    """``Type: message`` on one line (``SystemExit: 7``, ``KeyboardInterrupt``)."""
+    message = " ".join(str(error).split())
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
 def catalogue() -> list[tuple[Path, Derivation]]:

@@ -40,6 +40,16 @@ class InstanceGrid:
         if not self.sizes or not self.parameters:
             raise InvalidSpecification("an instance grid needs at least one size and one "
                                        "parameter assignment")
+        for size in self.sizes:
+            if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+                raise InvalidSpecification(
+                    f"instance grid sizes N must be integers >= 0, got {size!r}")
+        for values in self.parameters:
+            for symbol in values:
+                if not isinstance(symbol, sp.Symbol):
+                    raise InvalidSpecification(
+                        f"instance grid parameters must be keyed by sympy symbols "
+                        f"(otbound.symbols.r, q, ...), got {symbol!r}")
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,44 @@ class Derivation:
         object.__setattr__(self, "remarks", tuple(self.remarks))
         if not self.variants:
             raise InvalidSpecification(f"derivation {self.name!r} declares no variant")
+        for values in self.grid.parameters:
+            _check_grid_point(self, values)
+
+
+def _check_grid_point(derivation: Derivation, values: Mapping[sp.Symbol, object]) -> None:
+    """Every assignment of the grid gives each scheme parameter a value in its allowed range.
+
+    The checks run on concrete instances, so an assignment that the scheme rejects (a rate
+    outside [0, 1], a batch size that is not a positive integer or exceeds every dataset size of
+    the grid) is malformed input; it must not be mistaken for an instance to skip.
+    """
+    scheme = derivation.scheme
+    where = (f"derivation {derivation.name!r}: instance grid point "
+             f"{', '.join(f'{k} = {v}' for k, v in values.items()) or '{}'}")
+    free = set().union(*(v.free_symbols for v in scheme.parameters().values()
+                         if isinstance(v, sp.Basic)))
+    for symbol in values:
+        if symbol not in free:
+            known = ", ".join(sorted(map(str, free))) or "none"
+            raise InvalidSpecification(
+                f"{where}: {symbol} is not a parameter of the scheme ({scheme.describe()}; "
+                f"its symbolic parameters: {known})")
+    try:
+        concrete = scheme.substitute(values)
+    except InvalidSpecification as error:
+        raise InvalidSpecification(f"{where}: {error}") from error
+    for name, value in concrete.parameters().items():
+        if isinstance(value, sp.Basic) and not value.is_Rational:
+            missing = ", ".join(sorted(map(str, value.free_symbols)))
+            raise InvalidSpecification(
+                f"{where}: scheme parameter {name} = {value} must be a rational number"
+                + (f" (give {missing} a value)" if missing else ""))
+    largest = max(derivation.grid.sizes)
+    if hasattr(concrete, "batch_sizes"):
+        try:
+            concrete.batch_sizes(largest)
+        except InvalidSpecification as error:
+            raise InvalidSpecification(f"{where}: {error} (the largest N of the grid)") from error
 
 
 def run(derivation: Derivation) -> DerivationReport:

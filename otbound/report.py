@@ -176,9 +176,11 @@ class DerivationReport:
     def passed(self) -> bool:
         return self.valid and self.d_compatible and self.matches_published
 
-    def to_json(self) -> dict:
+    def to_json(self, timings: bool = False) -> dict:
+        """Everything as JSON; the same derivation always gives the same object unless
+        ``timings`` adds the (run-dependent) ``elapsed_seconds``."""
         d = self.derivation
-        return {
+        result = {
             "name": d.name,
             "source": d.source,
             "title": d.title,
@@ -191,9 +193,11 @@ class DerivationReport:
             "matches_published": self.matches_published,
             "errata": list(d.errata),
             "remarks": list(d.remarks),
-            "elapsed_seconds": round(self.elapsed, 3),
             "variants": [v.to_json() for v in self.variants],
         }
+        if timings:
+            result["elapsed_seconds"] = round(self.elapsed, 3)
+        return result
 
     def to_text(self) -> str:
         d = self.derivation

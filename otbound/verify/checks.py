@@ -28,11 +28,13 @@ from otbound.amplification import terms_delta, terms_log_psi
 from otbound.batches import Batch, Content
 from otbound.conditionals import Case
 from otbound.derivation import Derivation, Variant, check_case
+from otbound.errors import InvalidSpecification
 from otbound.hockey_stick import hockey_stick_curve
 from otbound.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
 from otbound.pairs import MixturePair, log_sum_exp
 from otbound.problems import NumericProblem
 from otbound.relations import BatchRelation
+from otbound.report import CaseReport
 from otbound.renyi import log_psi_curve
 from otbound.verify import divergence, montecarlo
 from otbound.verify.enumeration import output_pair, value_distribution
@@ -41,15 +43,31 @@ from otbound.verify.functions import LipschitzFunction, TableFunction
 RELATIVE_TOLERANCE = 1e-9
 """How far an exact divergence may exceed its bound before it counts as a violation."""
 TIGHTNESS_TOLERANCE = 1e-10
-_BOUND_CACHE: dict = {}
+_CASE_CACHE: dict[str, CaseReport] = {}
+
+
+def _case_key(derivation: Derivation, case: Case) -> str:
+    """Everything :func:`check_case` reads, as text: equal keys mean equal ingredients, also
+    across reloads of a derivation file (an ``id`` is reused once its object is freed, so it
+    could hand one case the bound of another). ``srepr`` keeps the assumptions of symbols."""
+    scheme = derivation.scheme
+    return repr((type(scheme).__module__, type(scheme).__qualname__,
+                 sp.srepr(tuple(scheme.parameters().values())),
+                 sp.srepr(derivation.grid.parameters), derivation.grid.sizes,
+                 derivation.batch_relation, derivation.size_reference, case))
+
+
+def derived_case(derivation: Derivation, case: Case) -> CaseReport:
+    """The engine's checks of a case and its symbolic bound, if any (computed once per process)."""
+    key = _case_key(derivation, case)
+    if key not in _CASE_CACHE:
+        _CASE_CACHE[key] = check_case(derivation, case)
+    return _CASE_CACHE[key]
 
 
 def derived_bound(derivation: Derivation, case: Case):
-    """The engine's symbolic bound of a case (computed once per process)."""
-    key = (derivation.name, id(case))
-    if key not in _BOUND_CACHE:
-        _BOUND_CACHE[key] = check_case(derivation, case).bound
-    return _BOUND_CACHE[key]
+    """The engine's symbolic bound of a case; ``None`` when the case failed its checks."""
+    return derived_case(derivation, case).bound
 
 
 @dataclass
@@ -84,7 +102,11 @@ class Instance:
         """The derived bound of the case with numbers substituted."""
         point = {**self.values, symbols.N: self.size}
         result = []
-        for probability, problem in derived_bound(self.derivation, self.case).terms:
+        bound = derived_bound(self.derivation, self.case)
+        if bound is None:
+            raise InvalidSpecification(f"case {self.case.pair.name!r} of {self.derivation.name} "
+                                       "has no derived bound to verify")
+        for probability, problem in bound.terms:
             value = float(sp.sympify(probability).subs(point))
             if value > 0:
                 result.append((math.log(value), NumericProblem.from_problem(problem, point)))
@@ -133,9 +155,11 @@ class Finding:
         return self.verdict in ("tight", "sound", "consistent", "caught")
 
     def to_json(self) -> dict:
-        return {"check": self.check, "parameters": self.parameters, "bound": self.bound,
-                "observed": self.observed, "ratio": self.ratio, "verdict": self.verdict,
-                "witness": self.witness or None}
+        def number(value: float) -> float | None:  # NaN: nothing was measured (valid JSON)
+            return None if math.isnan(value) else value
+        return {"check": self.check, "parameters": self.parameters, "bound": number(self.bound),
+                "observed": number(self.observed), "ratio": number(self.ratio),
+                "verdict": self.verdict, "witness": self.witness or None}
 
 
 # --- tightness ------------------------------------------------------------------------------
@@ -232,7 +256,8 @@ def perturb(function, instance: Instance, rng: np.random.Generator):
     """A small random change of ``f`` (one hill-climbing step)."""
     if isinstance(function, TableFunction):
         table = dict(function.table)
-        for batch in rng.choice(len(table), size=int(rng.integers(1, 4)), replace=False):
+        flips = min(int(rng.integers(1, 4)), len(table))  # tiny instances have < 3 batches
+        for batch in rng.choice(len(table), size=flips, replace=False):
             key = list(table)[batch]
             table[key] = 1.0 - table[key]
         return TableFunction(table)

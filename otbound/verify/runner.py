@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 import sys
 import time
 from dataclasses import dataclass
@@ -10,17 +12,27 @@ from typing import Callable
 import numpy as np
 
 from otbound import symbols
-from otbound.conditionals import ConcreteConditionals
-from otbound.derivation import Derivation
+from otbound.conditionals import Case, ConcreteConditionals
+from otbound.derivation import Derivation, Variant
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse, gaussian, laplace
 from otbound.verify.checks import (Finding, Instance, check_monte_carlo, check_mutations,
-                                   check_soundness, check_tightness, random_function,
-                                   worst_function)
+                                   check_soundness, check_tightness, derived_bound, derived_case,
+                                   random_function, worst_function)
 
 MECHANISMS = (RandomizedResponse(0.75), gaussian(1.0), laplace(1.0))
 ALPHAS, EPSILONS = (2.0, 8.0), (0.5, 2.0)
 MONTE_CARLO_SAMPLES = 20_000
+MAX_N = 10
+"""Largest ``--max-n``. Every check enumerates all batches of the datasets exactly (2^N of them
+under Poisson sampling), so the cost grows exponentially with N. Measured for the two heaviest
+bundled derivations, 001-thm-4.1 and 003-thm-3.7, with the default 2000 samples: 52 s and 93 s
+at max-n 6, 257 s and 259 s at max-n 10; at max-n 12 even 50 samples take 66 s and 81 s (and
+2000 would take a quarter of an hour or more)."""
+MAX_SAMPLES = 100_000
+"""Largest ``--samples`` (ten times the slow test suite's 10,000). The soundness search is linear
+in it, about 0.04 s per case for 003-thm-3.7 at the default max-n 6 (0.12 s at max-n 10), so the
+limit keeps one run at about an hour at the default max-n."""
 
 
 @dataclass(frozen=True)
@@ -43,20 +55,25 @@ class VerifyReport:
 
     @property
     def worst_ratio(self) -> float:
-        return max((f.observed for f in self.findings if f.check == "soundness search"),
-                   default=0.0)
+        return float(max((f.observed for f in self.findings if f.check == "soundness search"),
+                         default=0.0))
 
-    def to_json(self) -> dict:
-        return {"name": self.derivation.name, "passed": self.passed,
-                "soundness_cases": self.soundness_cases, "worst_soundness_ratio": self.worst_ratio,
-                "elapsed_seconds": round(self.elapsed, 2), "skipped": list(self.skipped),
-                "checks": [f.to_json() for f in self.findings]}
+    def to_json(self, timings: bool = False) -> dict:
+        """Everything as JSON; a fixed seed always gives the same object unless ``timings`` adds
+        the (run-dependent) ``elapsed_seconds``."""
+        result = {"name": self.derivation.name, "passed": self.passed,
+                  "soundness_cases": self.soundness_cases,
+                  "worst_soundness_ratio": self.worst_ratio, "skipped": list(self.skipped),
+                  "checks": [f.to_json() for f in self.findings]}
+        if timings:
+            result["elapsed_seconds"] = round(self.elapsed, 2)
+        return result
 
     def to_text(self) -> str:
         header = ("check", "parameters", "bound", "observed", "ratio", "verdict")
         rows = [(f.check, ", ".join(f"{k}={v}" for k, v in f.parameters.items()),
-                 f"{f.bound:.10g}", f"{f.observed:.10g}", f"{f.ratio:.6f}", f.verdict)
-                for f in self.findings]
+                 _shown(f.bound, ".10g"), _shown(f.observed, ".10g"), _shown(f.ratio, ".6f"),
+                 f.verdict) for f in self.findings]
         widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
         lines = [f"verify {self.derivation.name} — {self.derivation.source}"]
         lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in [header] + rows]
@@ -70,23 +87,89 @@ class VerifyReport:
         return "\n".join(lines)
 
 
+def _shown(value: float, spec: str) -> str:
+    return "n/a" if math.isnan(value) else format(value, spec)
+
+
+def _grid_point(derivation: Derivation) -> dict:
+    """The parameters every instance is verified at: the middle assignment of the grid."""
+    return derivation.grid.parameters[len(derivation.grid.parameters) // 2]
+
+
+def _instance(derivation: Derivation, variant: Variant, case: Case,
+              sizes: range) -> Instance | None:
+    """The first dataset size ``N`` in ``sizes`` at which the case has events of non-zero mass."""
+    values = _grid_point(derivation)
+    scheme = derivation.scheme.substitute(values)
+    offset = case.size_offset(derivation.size_reference)
+    for size in sizes:
+        if size < offset:
+            continue
+        try:
+            conditionals = ConcreteConditionals(case, scheme, size - offset)
+        except InvalidSpecification:
+            continue
+        if not conditionals.zero_events():
+            return Instance(derivation, variant, case, dict(values), size - offset)
+    return None
+
+
+def _bounded_cases(derivation: Derivation):
+    """Every ``(variant, case)`` for which the engine derived a bound (the others fail)."""
+    return [(variant, case) for variant in derivation.variants for case in variant.cases
+            if derived_bound(derivation, case) is not None]
+
+
 def instances(derivation: Derivation, max_n: int) -> list[Instance]:
-    """One instance per case: the middle parameter set of the grid, the largest size ≤ max_n."""
-    values = derivation.grid.parameters[len(derivation.grid.parameters) // 2]
-    found = []
-    for variant in derivation.variants:
-        for case in variant.cases:
-            offset = case.size_offset(derivation.size_reference)
-            for background in range(max_n - offset, -1, -1):
-                try:
-                    conditionals = ConcreteConditionals(case, derivation.scheme.substitute(values),
-                                                        background)
-                except InvalidSpecification:
-                    continue
-                if not conditionals.zero_events():
-                    found.append(Instance(derivation, variant, case, dict(values), background))
-                    break
-    return found
+    """One instance per case with a derived bound: the middle parameter set of the grid, the
+    largest size ≤ max_n."""
+    found = (_instance(derivation, variant, case, range(max_n, -1, -1))
+             for variant, case in _bounded_cases(derivation))
+    return [instance for instance in found if instance is not None]
+
+
+def smallest_max_n(derivation: Derivation) -> int:
+    """The smallest ``max_n`` at which every case with a derived bound has an instance."""
+    smallest = 1
+    for variant, case in _bounded_cases(derivation):
+        instance = _instance(derivation, variant, case, range(MAX_N + 1))
+        if instance is None:
+            raise InvalidSpecification(
+                f"{derivation.name}: case {case.pair.name!r} ({variant.label}) has no instance "
+                f"with N <= {MAX_N} at {_describe(_grid_point(derivation))} to verify")
+        smallest = max(smallest, instance.size)
+    return smallest
+
+
+def _describe(values: dict) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in values.items()) or "the grid's parameters"
+
+
+def _integer(flag: str, value: object, low: int, high: int | None = None,
+             context: str = "") -> int:
+    """``value`` as an int in ``[low, high]``; otherwise an error naming the flag and range."""
+    allowed = f"an integer >= {low}" if high is None else f"an integer in [{low}, {high}]"
+    if (isinstance(value, bool) or not isinstance(value, numbers.Integral)
+            or not low <= value <= (math.inf if high is None else high)):
+        raise InvalidSpecification(f"{flag} must be {allowed}{context}, got {value!r}")
+    return int(value)
+
+
+def _no_bound(derivation: Derivation, variant: Variant, case: Case) -> Finding | None:
+    """A failed finding for a case that failed the engine's checks (so it has no bound)."""
+    report = derived_case(derivation, case)
+    if report.bound is not None:
+        return None
+    if report.defect:
+        reason = f"invalid case: {report.defect}"
+    elif report.mismatch:
+        reason = f"invalid coupling {report.mismatch.describe()}"
+    elif report.violation:
+        reason = f"coupling not d_Y-compatible {report.violation.describe()}"
+    else:
+        reason = f"no symbolic bound: {report.bound_note or 'none was derived'}"
+    return Finding("derived bound", {"variant": variant.label, "case": case.pair.name},
+                   math.nan, math.nan, "NO BOUND", f"{reason} (see otbound derive)")
 
 
 def _solvable(instance: Instance, mechanism: Mechanism) -> bool:
@@ -100,10 +183,19 @@ def _solvable(instance: Instance, mechanism: Mechanism) -> bool:
 
 def verify(derivation: Derivation, max_n: int = 6, samples: int = 2000, seed: int = 0,
            progress: Callable[[str], None] | None = None) -> VerifyReport:
-    """Tightness, soundness search, Monte Carlo and mutation checks for one derivation."""
-    if max_n < 1 or samples < 1:
-        raise InvalidSpecification(f"--max-n and --samples must be >= 1, got {max_n}, {samples}")
+    """Tightness, soundness search, Monte Carlo and mutation checks for one derivation.
+
+    A case that fails the engine's own checks (so that no bound was derived) is a failed finding;
+    parameters out of range raise :class:`InvalidSpecification` naming the flag and its range.
+    """
+    seed = _integer("--seed", seed, 0)
+    samples = _integer("--samples", samples, 1, MAX_SAMPLES)
     start = time.perf_counter()
+    findings: list[Finding] = [finding for variant in derivation.variants
+                               for case in variant.cases
+                               if (finding := _no_bound(derivation, variant, case))]
+    max_n = _integer("--max-n", max_n, smallest_max_n(derivation), MAX_N,
+                     f" for {derivation.name}")
     rng = np.random.default_rng(seed)
     tight = {name for name, _ in derivation.tight}
     combos, skipped = [], []
@@ -114,10 +206,10 @@ def verify(derivation: Derivation, max_n: int = 6, samples: int = 2000, seed: in
             else:
                 skipped.append(f"{mechanism.name} on {instance.describe()}: no exact solver for "
                                "this constraint pattern")
-    if not combos:
-        raise InvalidSpecification(f"{derivation.name}: no instance with N <= {max_n} to verify")
-    per_combo = max(10, -(-samples // len(combos)))
-    findings: list[Finding] = []
+    if not combos and not findings:
+        raise InvalidSpecification(f"{derivation.name}: no instance with N <= {max_n} has an "
+                                   "exact solver for any mechanism, so nothing can be verified")
+    per_combo = max(10, -(-samples // len(combos))) if combos else 0
     mutated = False
     for number, (instance, mechanism) in enumerate(combos, 1):
         if progress:
