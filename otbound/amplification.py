@@ -3,35 +3,35 @@
 * ``tight`` — the engine's bound solved for the concrete mechanism (001 Thm. 3.7, 4.2, G.1;
   003 Thm. 3.8): the exact divergence of the dominating pairs.
 * ``agnostic`` — the bound expressed through the base mechanism's group privacy profile only, by
-  joint convexity: 001 Prop. E.4 (Zhu & Wang) and E.2 (Wang et al.) for RDP at integer orders,
+  joint convexity: the product-coupling bound ``Σ_{i,j} w_i v_j D_{i+j}`` always, and where they
+  apply the better of it and 001 Prop. E.4 (Zhu & Wang) and E.2 (Wang et al.) for RDP,
   003 Sec. 3.3 (Balle et al. 2018) for ADP with pure insertion or removal, Balle et al. 2018 for
-  sampling without replacement, 001 Prop. E.5 for K-fold substitution, and otherwise the
-  product-coupling bound ``Σ_{i,j} w_i v_j D_{i+j}``.
+  sampling without replacement, 001 Prop. E.5 for K-fold substitution.
 * ``posthoc`` — the K = 1 tight bound followed by the generic group privacy property: Mironov
   2017 Cor. 4 applied ⌈log₂ K⌉ times (001 App. B.1) for RDP, and
-  ``(Kε, Σ_{k<K} e^{kε} δ)`` for ADP.
+  ``(Kε₁, Σ_{k<K} e^{kε₁} δ(ε₁))`` for ADP.
 
 Every number is an upper bound: each divergence is rounded up by its error estimate before it is
 combined, and the reported error is the difference to the same combination of the estimates.
+Where a method has several valid forms, and where a bound at one order or ε also bounds another
+(``ε(α)`` never decreases in ``α``, ``δ(ε)`` never increases in ``ε``), the smallest is reported.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from enum import Enum
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
-from scipy.special import gammaln
 
 from otbound.errors import UnsupportedOperation
 from otbound.hockey_stick import ESCALATE, check_epsilons, hockey_stick_curve
-from otbound.mechanisms import Mechanism, Pair, single_distance
-from otbound.numeric import NumericBound
-from otbound.pairs import log_sum_exp
-from otbound.problems import log_binomial_weights
-from otbound.renyi import check_orders, log_psi_curve
+from otbound.mechanisms import Mechanism, Pair
+from otbound.numeric import EPS, SMALLEST, Bounds, NumericBound, maximum, minimum
+from otbound.problems import log_binomial_weights, log_hypergeometric_weights
+from otbound.limits import MAX_ALPHA
+from otbound.renyi import _log_psi_from_excess, check_orders, log_mixture_psi, log_psi_curve
 from otbound.subsampling import Subsampling, Term
 
 
@@ -41,21 +41,10 @@ class Method(Enum):
     POSTHOC = "posthoc"
 
 
-@dataclass(frozen=True)
-class Bounds:
-    """Upper bounds and the estimates they were rounded up from."""
-
-    upper: np.ndarray
-    estimate: np.ndarray
-
-    def as_list(self) -> list[NumericBound]:
-        return [NumericBound(float(u), float(max(u - e, 0.0)))
-                for u, e in zip(self.upper, self.estimate)]
-
-
-def _split(bounds: list[NumericBound]) -> Bounds:
-    upper = np.array([b.value for b in bounds])
-    return Bounds(upper, upper - np.array([b.error for b in bounds]))
+def _rounded_up(values: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+    """One more ulp upwards, and the smallest positive double where a positive input
+    underflowed."""
+    return np.where(inputs > 0, np.maximum(np.nextafter(values, np.inf), SMALLEST), values)
 
 
 # --- RDP ------------------------------------------------------------------------------------
@@ -63,16 +52,26 @@ def _split(bounds: list[NumericBound]) -> Bounds:
 def rdp(setting: Subsampling, mechanism: Mechanism, method: Method, alphas) -> list[NumericBound]:
     """``ε(α)`` for every order; each value is an upper bound with its error estimate."""
     alphas = check_orders(alphas)
-    log_psi = {Method.TIGHT: _tight_log_psi, Method.AGNOSTIC: _agnostic_log_psi,
-               Method.POSTHOC: _posthoc_log_psi}[method](setting, mechanism, alphas)
+    evaluate = {Method.TIGHT: _tight_rdp, Method.AGNOSTIC: _agnostic_rdp,
+                Method.POSTHOC: _posthoc_rdp}[method]
+    return evaluate(setting, mechanism, alphas).as_list()
+
+
+def per_order(log_psi: Bounds, alphas: np.ndarray) -> Bounds:
+    """``ε(α) = log Ψ_α/(α − 1)``, rounded up."""
     scale = alphas - 1
-    return Bounds(log_psi.upper / scale, log_psi.estimate / scale).as_list()
+    return Bounds(_rounded_up(log_psi.upper / scale * (1 + 2 * EPS), log_psi.upper),
+                  log_psi.estimate / scale)
 
 
-def _maximum(bounds: list[Bounds]) -> Bounds:
-    """The elementwise maximum of upper bounds and of estimates."""
-    return Bounds(np.max([b.upper for b in bounds], axis=0),
-                  np.max([b.estimate for b in bounds], axis=0))
+Branch = tuple[float, list[Pair]]
+"""``(log probability, dominating pairs)``: one public branch of a mixture of mechanisms, whose
+divergence is the largest over its pairs."""
+
+
+def tight_branches(terms: list[Term], mechanism: Mechanism) -> list[Branch]:
+    """The dominating pairs of every term of a case."""
+    return [(log_weight, mechanism.tight_pairs(problem)) for log_weight, problem in terms]
 
 
 def terms_log_psi(terms: list[Term], mechanism: Mechanism, alphas: np.ndarray,
@@ -86,37 +85,21 @@ def terms_delta(terms: list[Term], mechanism: Mechanism, epsilons: np.ndarray) -
     return branches_delta(tight_branches(terms, mechanism), epsilons)
 
 
-Branch = tuple[float, list[Pair]]
-"""``(log probability, dominating pairs)``: one public branch of a mixture of mechanisms, whose
-divergence is the largest over its pairs."""
-
-
-def tight_branches(terms: list[Term], mechanism: Mechanism) -> list[Branch]:
-    """The dominating pairs of every term of a case."""
-    return [(log_weight, mechanism.tight_pairs(problem)) for log_weight, problem in terms]
+def mixture_log_psi(log_weights: np.ndarray, log_psis: list[Bounds]) -> Bounds:
+    """``log Σ_b w_b Ψ_b`` (weights summing to one) of upper bounds and of estimates."""
+    if len(log_psis) == 1 and log_weights[0] == 0:
+        return log_psis[0]
+    upper, error = log_mixture_psi(log_weights, [b.upper for b in log_psis])
+    estimate, _ = log_mixture_psi(log_weights, [b.estimate for b in log_psis])
+    return Bounds(_rounded_up(upper + error, upper), estimate)
 
 
 def branches_log_psi(branches: Sequence[Branch], alphas: np.ndarray,
                      limit: bool = True) -> Bounds:
     """``log Σ_b P(b) · max_pairs Ψ_α(pair)`` (upper bounds and estimates)."""
-    weights = np.array([log_weight for log_weight, _ in branches])[:, None]
-    worst = [_maximum([_split(log_psi_curve(pair, alphas, limit=limit)) for pair in pairs])
+    worst = [maximum([Bounds.of(log_psi_curve(pair, alphas, limit=limit)) for pair in pairs])
              for _, pairs in branches]
-    return Bounds(log_sum_exp(weights + np.array([w.upper for w in worst]), axis=0),
-                  log_sum_exp(weights + np.array([w.estimate for w in worst]), axis=0))
-
-
-def branches_delta(branches: Sequence[Branch], epsilons: np.ndarray,
-                   tolerance: float = ESCALATE) -> Bounds:
-    """``Σ_b P(b) · max_pairs δ(ε; pair)`` (upper bounds and estimates); ε may be negative.
-    ``tolerance`` is the relative error of δ tolerated before high-precision recomputation."""
-    upper, estimate = np.zeros(epsilons.size), np.zeros(epsilons.size)
-    for log_weight, pairs in branches:
-        worst = _maximum([_split(hockey_stick_curve(pair, epsilons, tolerance))
-                          for pair in pairs])
-        upper += math.exp(log_weight) * worst.upper
-        estimate += math.exp(log_weight) * worst.estimate
-    return Bounds(upper * (1 + 4e-16 * len(branches)), estimate)
+    return mixture_log_psi(np.array([log_weight for log_weight, _ in branches]), worst)
 
 
 def _each_case(setting: Subsampling, mechanism: Mechanism, evaluate) -> Bounds:
@@ -127,7 +110,7 @@ def _each_case(setting: Subsampling, mechanism: Mechanism, evaluate) -> Bounds:
         raise UnsupportedOperation(
             f"--method tight: no exact solver for the {mechanism.name} mechanism with "
             f"{setting.describe()} ({error}); use --method agnostic or --method posthoc") from error
-    return _maximum(results)
+    return maximum(results)
 
 
 def _tight_log_psi(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray,
@@ -136,91 +119,142 @@ def _tight_log_psi(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarra
                       lambda terms: terms_log_psi(terms, mechanism, alphas, limit))
 
 
-def _exact(values: np.ndarray) -> Bounds:
-    """Closed-form values, charged a few ulps of relative rounding error."""
-    margin = 8 * np.finfo(float).eps * (1 + np.abs(values))
-    return Bounds(values + margin, values)
+def _tight_rdp(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray,
+               limit: bool = True) -> Bounds:
+    return per_order(_tight_log_psi(setting, mechanism, alphas, limit), alphas)
 
 
-def _agnostic_log_psi(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
-    integer = alphas == np.floor(alphas)
-    if setting.scheme == "wor" and setting.substitutions == 1:
-        w = setting.batch_size / setting.dataset_size
-        value = np.logaddexp(math.log1p(-w), math.log(w) + mechanism.group_log_psi(1, alphas))
-        if integer.any():
-            value[integer] = _wang_et_al(w, mechanism, alphas[integer])
-        return _exact(value)
+def _agnostic_rdp(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
+    profile = mechanism.group_log_psi
     if setting.scheme == "wor":
-        return _exact(log_sum_exp(np.array(
-            [log_p + mechanism.group_log_psi(single_distance(problem), alphas)
-             for log_p, problem in setting.cases()[0]]), axis=0))
+        if setting.substitutions > 1:   # 001 Prop. E.5
+            weights = _hypergeometric(setting)
+            return per_order(_profile_mixture(weights, range(weights.size), profile, alphas),
+                             alphas)
+        w = setting.batch_size / setting.dataset_size
+        joint = _profile_mixture([math.log1p(-w), math.log(w)], [0, 1], profile, alphas)
+        return minimum([per_order(joint, alphas),
+                        _at_next_integer(lambda n: _wang_et_al(w, profile, n), alphas)])
     cases = []
     for inserted, removed in setting.shapes():
-        value = _product_coupling_log_psi(setting.rate, inserted, removed, mechanism, alphas)
-        if inserted + removed == 1 and integer.any():
-            value[integer] = (_zhu_wang(setting.rate, mechanism, alphas[integer])
-                              + (math.log(2) if inserted else 0.0))
-        cases.append(value)
-    return _exact(np.max(np.array(cases), axis=0))
+        left = log_binomial_weights(removed, setting.rate)
+        right = log_binomial_weights(inserted, setting.rate)
+        weights = (left[:, None] + right[None, :]).ravel()
+        distances = (np.arange(removed + 1)[:, None] + np.arange(inserted + 1)[None, :]).ravel()
+        bounds = [per_order(_profile_mixture(weights, distances, profile, alphas), alphas)]
+        if inserted + removed == 1:
+            factor = math.log(2) if inserted else 0.0   # 001 Prop. E.4: insertion costs 2
+            bounds.append(_at_next_integer(
+                lambda n: _zhu_wang(setting.rate, profile, n, factor), alphas))
+        cases.append(minimum(bounds))
+    return maximum(cases)
 
 
-def _zhu_wang(rate: float, mechanism: Mechanism, alphas: np.ndarray) -> np.ndarray:
-    """001 Prop. E.4 (removal case): ``log Σ_l C(α,l) r^l (1−r)^{α−l} Ψ_l`` for integer α,
-    with ``Ψ_0 = Ψ_1 = 1`` and ``Ψ_l`` the base divergence at distance 1."""
+def _hypergeometric(setting: Subsampling) -> np.ndarray:
+    """``log HyperGeom(k | N, K, q)``: how many of the K substituted elements are sampled."""
+    return log_hypergeometric_weights(setting.dataset_size, setting.substitutions,
+                                      setting.batch_size)
+
+
+def _profile_mixture(log_weights, distances, profile, alphas: np.ndarray) -> Bounds:
+    """``log Σ_b w_b Ψ_α(distance_b)`` from the group privacy profile (joint convexity)."""
+    log_weights = np.asarray(log_weights, dtype=float)
+    keep = log_weights > -np.inf
+    return mixture_log_psi(log_weights[keep], [profile(int(d), alphas)
+                                               for d in np.asarray(distances)[keep]])
+
+
+def _at_next_integer(bound: Callable[[int], Bounds], alphas: np.ndarray) -> Bounds:
+    """An integer-order bound on ``log Ψ_n`` used at every order: ``ε(α) ≤ ε(⌈α⌉)``, because
+    the Rényi divergence never decreases in its order."""
+    orders = np.maximum(np.ceil(alphas), 2).astype(int)
+    values = {n: bound(int(n)) for n in np.unique(orders)}
+    upper = np.array([values[n].upper[0] for n in orders])
+    estimate = np.array([values[n].estimate[0] for n in orders])
+    return per_order(Bounds(upper, estimate), orders.astype(float))
+
+
+def _zhu_wang(rate: float, profile, order: int, log_factor: float) -> Bounds:
+    """001 Prop. E.4: ``log Σ_l Binom(l | α, r) Ψ_l`` at integer ``α`` with ``Ψ_0 = Ψ_1 = 1``
+    and ``Ψ_l`` the base divergence at distance 1; ``log_factor`` is added (log 2 for
+    insertion)."""
     if rate == 0:
-        return np.zeros(alphas.size)
-    if rate == 1:
-        return mechanism.group_log_psi(1, alphas)
-    result = []
-    for alpha in alphas.astype(int):
-        l = np.arange(0, alpha + 1)
-        log_psi = np.where(l >= 2, mechanism.group_log_psi(1, np.maximum(l, 2)), 0.0)
-        result.append(log_sum_exp(gammaln(alpha + 1) - gammaln(l + 1) - gammaln(alpha - l + 1)
-                                  + l * math.log(rate) + (alpha - l) * math.log1p(-rate)
-                                  + log_psi))
-    return np.array(result)
+        return Bounds(np.full(1, log_factor), np.full(1, log_factor))
+    levels = np.arange(order + 1)
+    single = profile(1, np.maximum(levels, 2).astype(float))
+    log_psis = [Bounds(np.array([single.upper[l] if l >= 2 else 0.0]),
+                       np.array([single.estimate[l] if l >= 2 else 0.0])) for l in levels]
+    value = mixture_log_psi(log_binomial_weights(order, rate), log_psis)
+    return Bounds(_rounded_up(value.upper + log_factor, value.upper), value.estimate + log_factor)
 
 
-def _wang_et_al(w: float, mechanism: Mechanism, alphas: np.ndarray) -> np.ndarray:
-    """001 Prop. E.2: ``log(1 + 2 Σ_{l=2}^{α} C(α, l) w^l Ψ_l)`` for integer α."""
-    result = []
-    for alpha in alphas.astype(int):
-        l = np.arange(2, alpha + 1)
-        terms = (math.log(2) + gammaln(alpha + 1) - gammaln(l + 1) - gammaln(alpha - l + 1)
-                 + l * math.log(w) + mechanism.group_log_psi(1, l))
-        result.append(np.logaddexp(0.0, log_sum_exp(terms)))
-    return np.array(result)
+def _wang_et_al(w: float, profile, order: int) -> Bounds:
+    """001 Prop. E.2: ``log(1 + 2 Σ_{l=2}^{α} C(α, l) w^l Ψ_l)`` at integer ``α``."""
+    levels = np.arange(2, order + 1)
+    single = profile(1, levels.astype(float))
+    log_choose = np.array([math.lgamma(order + 1) - math.lgamma(l + 1) - math.lgamma(order - l + 1)
+                           for l in levels])
+    base = math.log(2) + log_choose + levels * math.log(w)
+    magnitude = 8 * EPS * (levels.size + np.max(np.abs(base) + np.abs(single.upper)) + order)
+    values = []
+    for log_psi, rounding in ((single.upper, magnitude), (single.estimate, 0.0)):
+        value, error = _log_psi_from_excess(np.logaddexp.reduce(base + log_psi), rounding)
+        values.append(float(value + error))
+    return Bounds(_rounded_up(np.array(values[:1]), np.ones(1)), np.array(values[1:]))
 
 
-def _product_coupling_log_psi(rate: float, inserted: int, removed: int, mechanism: Mechanism,
-                              alphas: np.ndarray) -> np.ndarray:
-    """Joint convexity with the product coupling: ``Σ_{i,j} w_i v_j Ψ_α(distance i + j)``."""
-    left, right = log_binomial_weights(removed, rate), log_binomial_weights(inserted, rate)
-    terms = [left[i] + right[j] + mechanism.group_log_psi(i + j, alphas)
-             for i in range(removed + 1) for j in range(inserted + 1)
-             if left[i] > -math.inf and right[j] > -math.inf]
-    return log_sum_exp(np.array(terms), axis=0)
-
-
-def _posthoc_log_psi(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
+def _posthoc_rdp(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
+    """Mironov's group property on the K = 1 tight bound; since ``ε(α) ≤ ε(α')`` for
+    ``α' ≥ α``, the order ``max(α, α*)`` is used, ``α*`` minimising the group bound."""
     depth = math.ceil(math.log2(setting.group_size)) if setting.group_size > 1 else 0
     single = setting.with_group_size(1)
-    epsilon = _mironov_group(lambda orders: _tight_log_psi(single, mechanism, orders, limit=False),
-                             alphas, depth)
-    return Bounds(epsilon.upper * (alphas - 1), epsilon.estimate * (alphas - 1))
+
+    def group(orders: np.ndarray) -> Bounds:
+        return _mironov_group(lambda o: _tight_rdp(single, mechanism, o, limit=False),
+                              np.atleast_1d(orders), depth)
+
+    if depth == 0:
+        return group(alphas)
+    best = _minimiser(lambda t: group(1 + np.exp(t)).upper, math.log(1e-3),
+                      math.log(MAX_ALPHA - 1))
+    return group(np.maximum(alphas, 1 + math.exp(best)))
 
 
 def _mironov_group(curve, alphas: np.ndarray, depth: int) -> Bounds:
     """Mironov 2017 Cor. 4, ``depth`` times: ``ε_{2K}(α) ≤ (α − ½)/(α − 1) ε_K(2α) +
-    α/(α − 1) ε_K(2α − 1)`` (001 App. B.1); returns ε, not log Ψ."""
+    α/(α − 1) ε_K(2α − 1)`` (001 App. B.1); returns ε."""
     if depth == 0:
-        log_psi = curve(alphas)
-        return Bounds(log_psi.upper / (alphas - 1), log_psi.estimate / (alphas - 1))
+        return curve(alphas)
     inner = _mironov_group(curve, np.concatenate([2 * alphas, 2 * alphas - 1]), depth - 1)
     first, second = (alphas - 0.5) / (alphas - 1), alphas / (alphas - 1)
     n = alphas.size
-    return Bounds(first * inner.upper[:n] + second * inner.upper[n:],
-                  first * inner.estimate[:n] + second * inner.estimate[n:])
+    upper = (first * inner.upper[:n] + second * inner.upper[n:]) * (1 + 8 * EPS)
+    return Bounds(_rounded_up(upper, upper), first * inner.estimate[:n]
+                  + second * inner.estimate[n:])
+
+
+def _minimiser(objective: Callable[[np.ndarray], np.ndarray], low: float, high: float,
+               points: int = 48, steps: int = 40) -> float:
+    """Where a (roughly unimodal) function of one variable is smallest: the best point of a grid,
+    refined by golden-section search between its neighbours. Deterministic."""
+    grid = np.linspace(low, high, points)
+    values = objective(grid)
+    best = int(np.argmin(values))
+    a, b = grid[max(best - 1, 0)], grid[min(best + 1, points - 1)]
+    ratio = (math.sqrt(5) - 1) / 2
+    c, d = b - ratio * (b - a), a + ratio * (b - a)
+    fc, fd = float(objective(np.array([c]))[0]), float(objective(np.array([d]))[0])
+    for _ in range(steps):
+        if fc <= fd:
+            b, d, fd = d, c, fc
+            c = b - ratio * (b - a)
+            fc = float(objective(np.array([c]))[0])
+        else:
+            a, c, fc = c, d, fd
+            d = a + ratio * (b - a)
+            fd = float(objective(np.array([d]))[0])
+    candidates = [(values[best], grid[best]), (fc, c), (fd, d)]
+    return float(min(candidates)[1])
 
 
 # --- ADP ------------------------------------------------------------------------------------
@@ -234,52 +268,101 @@ def adp(setting: Subsampling, mechanism: Mechanism, method: Method,
     return Bounds(np.minimum(result.upper, 1.0), np.minimum(result.estimate, 1.0)).as_list()
 
 
+def weighted_sum(log_weights, deltas: list[Bounds]) -> Bounds:
+    """``Σ_b w_b δ_b`` of upper bounds (rounded up) and of estimates."""
+    log_weights = np.asarray(log_weights, dtype=float)
+    weights = np.exp(log_weights)
+    upper = sum(w * d.upper for w, d in zip(weights, deltas))
+    margin = 4 * EPS * (len(deltas) + np.max(np.abs(log_weights[np.isfinite(log_weights)]),
+                                             initial=0.0))
+    positive = sum((w > 0) * d.upper for w, d in zip(weights, deltas))
+    return Bounds(_rounded_up(upper * (1 + margin), positive),
+                  sum(w * d.estimate for w, d in zip(weights, deltas)))
+
+
+def branches_delta(branches: Sequence[Branch], epsilons: np.ndarray,
+                   tolerance: float = ESCALATE) -> Bounds:
+    """``Σ_b P(b) · max_pairs δ(ε; pair)`` (upper bounds and estimates); ε may be negative.
+    ``tolerance`` is the relative error of δ tolerated before high-precision recomputation."""
+    worst = [maximum([Bounds.of(hockey_stick_curve(pair, epsilons, tolerance))
+                      for pair in pairs]) for _, pairs in branches]
+    return weighted_sum([log_weight for log_weight, _ in branches], worst)
+
+
 def _tight_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
     return _each_case(setting, mechanism, lambda terms: terms_delta(terms, mechanism, epsilons))
 
 
 def _agnostic_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
-    if setting.scheme == "wor" and setting.substitutions == 1:
-        w = setting.batch_size / setting.dataset_size
-        return _balle(w, lambda eps: w * mechanism.group_delta(1, eps), epsilons)
+    profile = mechanism.group_delta
     if setting.scheme == "wor":
-        total = sum(math.exp(log_p) * mechanism.group_delta(single_distance(problem), epsilons)
-                    for log_p, problem in setting.cases()[0])
-        return _exact_delta(total)
+        if setting.substitutions > 1:   # 001 Prop. E.5
+            weights = _hypergeometric(setting)
+            keep = np.flatnonzero(weights > -np.inf)
+            return weighted_sum(weights[keep], [profile(int(k), epsilons) for k in keep])
+        w = setting.batch_size / setting.dataset_size
+        return _balle(math.log(w), lambda eps: profile(1, eps), epsilons)
     cases = []
     for inserted, removed in setting.shapes():
+        left = log_binomial_weights(removed, setting.rate)
+        right = log_binomial_weights(inserted, setting.rate)
+        weights = (left[:, None] + right[None, :]).ravel()
+        distances = (np.arange(removed + 1)[:, None] + np.arange(inserted + 1)[None, :]).ravel()
+        keep = weights > -np.inf
+        bounds = [weighted_sum(weights[keep], [profile(int(d), epsilons)
+                                               for d in distances[keep]])]
         if inserted == 0 or removed == 0:
-            group = inserted + removed
-            weights = np.exp(log_binomial_weights(group, setting.rate))
-
-            def base(eps, weights=weights, group=group):
-                return sum(weights[k] * mechanism.group_delta(k, eps) for k in range(1, group + 1))
-
-            cases.append(_balle(1 - weights[0], base, epsilons).upper)
-        else:
-            left = np.exp(log_binomial_weights(removed, setting.rate))
-            right = np.exp(log_binomial_weights(inserted, setting.rate))
-            cases.append(sum(left[i] * right[j] * mechanism.group_delta(i + j, epsilons)
-                             for i in range(removed + 1) for j in range(inserted + 1)))
-    return _exact_delta(np.max(np.array(cases), axis=0))
+            bounds.append(_balle_group(left if inserted == 0 else right, profile, epsilons))
+        cases.append(minimum(bounds))
+    return maximum(cases)
 
 
-def _exact_delta(values: np.ndarray) -> Bounds:
-    return Bounds(values * (1 + 16 * np.finfo(float).eps), values)
-
-
-def _balle(weight: float, base, epsilons: np.ndarray) -> Bounds:
-    """Balle et al. 2018 / 003 Sec. 3.3: the subsampled mechanism is ``(ε', base(ε))``-DP with
-    ``e^{ε'} = 1 + η (e^ε − 1)``, i.e. ``ε = log(1 + (e^{ε'} − 1)/η)``."""
-    if weight == 0:
+def _balle_group(log_weights: np.ndarray, profile, epsilons: np.ndarray) -> Bounds:
+    """003 Sec. 3.3 for pure insertion or removal of ``K`` elements: amplification by the
+    probability ``η = 1 − (1 − r)^K`` that any of them is sampled, with the base profile
+    ``Σ_k Binom(k | K, r) δ_k / η``."""
+    keep = [k for k in range(1, log_weights.size) if log_weights[k] > -np.inf]
+    if not keep:
         return Bounds(np.zeros(epsilons.size), np.zeros(epsilons.size))
-    inner = np.log1p(np.expm1(epsilons) / weight)
-    return _exact_delta(np.asarray(base(inner), dtype=float))
+    log_eta = float(np.logaddexp.reduce(log_weights[keep]))
+    return _balle(log_eta, lambda eps: weighted_sum(log_weights[keep] - log_eta,
+                                                    [profile(k, eps) for k in keep]), epsilons)
+
+
+def _balle(log_eta: float, base: Callable[[np.ndarray], Bounds], epsilons: np.ndarray) -> Bounds:
+    """Balle et al. 2018: with probability ``η`` of touching the differing elements, the
+    subsampled mechanism has ``δ(ε) ≤ η δ_base(ε')`` with ``e^ε = 1 + η (e^{ε'} − 1)``, i.e.
+    ``ε' = log(1 + (e^ε − 1)/η)`` (formed in log space: no overflow at any ε)."""
+    with np.errstate(over="ignore"):
+        small = np.log1p(np.expm1(np.minimum(epsilons, 1.0)) / math.exp(log_eta))
+    large = (epsilons - log_eta
+             + np.log1p(-np.exp(-np.maximum(epsilons, 1.0)) * -math.expm1(log_eta)))
+    inner = np.where(epsilons < 1.0, small, large)
+    # ε' is rounded down (a smaller ε' gives a larger δ_base): a few ulps suffice.
+    inner = np.maximum(inner * (1 - 8 * EPS), 0.0)
+    return weighted_sum([log_eta], [base(inner)])
 
 
 def _posthoc_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
+    """``(Kε₁, Σ_{k<K} e^{kε₁} δ₁(ε₁))`` from the K = 1 tight profile ``δ₁``; any ``ε₁ ≤ ε/K``
+    is valid, and ``min(ε/K, ε₁*)`` is used, ``ε₁*`` minimising the group bound."""
     k = setting.group_size
-    single = _tight_delta(setting.with_group_size(1), mechanism, epsilons / k)
-    factor = np.array([sum(math.exp(j * e / k) for j in range(k)) for e in epsilons])
-    return Bounds(single.upper * factor * (1 + 4 * k * np.finfo(float).eps),
-                  single.estimate * factor)
+    single = setting.with_group_size(1)
+
+    def group(inner: np.ndarray) -> Bounds:
+        inner = np.atleast_1d(inner)
+        base = _tight_delta(single, mechanism, inner)
+        # ε₁ ≤ POSTHOC_SEARCH/K keeps every term finite
+        factor = np.array([math.fsum(math.exp(j * e) for j in range(k)) for e in inner])
+        upper = base.upper * factor * (1 + 4 * k * EPS)
+        return Bounds(_rounded_up(upper, base.upper), base.estimate * factor)
+
+    if k == 1:
+        return group(epsilons)
+    best = _minimiser(lambda e: np.log(np.maximum(group(e).upper, SMALLEST)), 0.0,
+                      POSTHOC_SEARCH / k)
+    return group(np.minimum(epsilons / k, best))
+
+
+POSTHOC_SEARCH = 100.0
+"""The largest ``Kε₁`` the post-hoc search considers (far beyond any privacy of interest)."""

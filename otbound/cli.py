@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 
 from otbound.accounting.accountant import Accountant, account
@@ -24,7 +25,9 @@ from otbound.amplification import Method, adp, rdp
 from otbound.catalog import catalogue, find
 from otbound.derivation import run
 from otbound.errors import InvalidSpecification, OtboundError, UnsupportedOperation
+from otbound.limits import show
 from otbound.mechanisms import Mechanism, RandomizedResponse, describe, gaussian, laplace
+from otbound.numeric import upper_text
 from otbound.report import DerivationReport
 from otbound.subsampling import Subsampling
 
@@ -36,7 +39,14 @@ class _UsageError(OtboundError, ValueError):
 
 
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose usage errors are one line and exit with code 2."""
+    """An argument parser whose usage errors are one line and exit with code 2.
+
+    Values such as ``-1e-6`` are read as (negative) numbers, not as options, so that the range
+    checks can name them."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-inf$")
 
     def error(self, message: str) -> None:
         self.exit(EXIT_USAGE, f"otbound: error: {message} (see 'otbound --help')\n")
@@ -51,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     derive.add_argument("--all", action="store_true", help="run every bundled derivation")
     derive.add_argument("--latex", action="store_true", help="print the theorem in LaTeX")
     derive.add_argument("--json", action="store_true", help="print one JSON object")
+    derive.add_argument("--timings", action="store_true",
+                        help="add elapsed_seconds to the JSON (which then differs between runs)")
     derive.set_defaults(handler=_derive)
     verify = commands.add_parser("verify", help="check a derivation three independent ways")
     verify.add_argument("target", help="derivation name, file stem or path")
@@ -59,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="soundness cases per derivation (default 2000)")
     verify.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     verify.add_argument("--json", action="store_true", help="print one JSON object")
+    verify.add_argument("--timings", action="store_true",
+                        help="add elapsed_seconds to the JSON (which then differs between runs)")
     verify.set_defaults(handler=_verify)
     for name, values, handler in (("rdp", "--alpha", _rdp), ("adp", "--epsilon", _adp)):
         command = commands.add_parser(
@@ -113,11 +127,12 @@ def _add_account(commands) -> None:
     target = command.add_mutually_exclusive_group(required=True)
     target.add_argument("--delta", type=float, help="report ε at this δ in (0, 1)")
     target.add_argument("--epsilon", type=float, help="report δ at this ε >= 0")
-    command.add_argument("--accountant", default="pld", choices=[a.value for a in Accountant])
+    command.add_argument("--accountant", default="best", choices=[a.value for a in Accountant],
+                         help="best (default: both, the smaller answer), rdp or pld")
     command.add_argument("--conversion", choices=[c.value for c in Conversion],
-                         help="RDP to (ε, δ) conversion (--accountant rdp; default optimal)")
+                         help="RDP to (ε, δ) conversion (--accountant rdp or best; default optimal)")
     command.add_argument("--discretisation", type=float,
-                         help=f"PLD loss grid (--accountant pld; default {DISCRETISATION:g})")
+                         help=f"PLD loss grid (--accountant pld or best; default {DISCRETISATION:g})")
     command.add_argument("--json", action="store_true", help="print one JSON object")
     command.set_defaults(handler=_account)
 
@@ -142,13 +157,14 @@ def _derive(args: argparse.Namespace) -> int:
     if args.all:
         reports = [run(derivation) for _, derivation in catalogue()]
         if args.json:
-            print(json.dumps([r.to_json() for r in reports], indent=2, ensure_ascii=False))
+            print(json.dumps([r.to_json(timings=args.timings) for r in reports], indent=2,
+                             ensure_ascii=False))
         else:
             print(_summary(reports))
         return EXIT_OK if all(r.passed for r in reports) else EXIT_FAILED
     report = run(find(args.target))
     if args.json:
-        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        print(json.dumps(report.to_json(timings=args.timings), indent=2, ensure_ascii=False))
     elif args.latex:
         print(report.to_latex())
     else:
@@ -206,7 +222,8 @@ def _evaluate(args: argparse.Namespace, inputs: str, outputs: str, evaluate) -> 
           + ", ".join(f"{k} = {v}" for k, v in result["setting"].items()))
     print(f"{inputs:>12}  {outputs:>24}  {'error bound':>11}")
     for point, bound in zip(points, bounds):
-        print(f"{point:>12.6g}  {bound.value:>24.17g}  {bound.error:>11.2e}")
+        print(f"{show(point):>12}  {upper_text(bound.value, 17):>24}  "
+              f"{upper_text(bound.error, 2):>11}")
     return EXIT_OK
 
 
@@ -221,22 +238,32 @@ def _adp(args: argparse.Namespace) -> int:
 def _account(args: argparse.Namespace) -> int:
     accountant = Accountant(args.accountant)
     if accountant is Accountant.PLD and args.conversion is not None:
-        raise InvalidSpecification("--conversion applies to --accountant rdp")
+        raise InvalidSpecification("--conversion applies to --accountant rdp or best")
     if accountant is Accountant.RDP and args.discretisation is not None:
-        raise InvalidSpecification("--discretisation applies to --accountant pld")
+        raise InvalidSpecification("--discretisation applies to --accountant pld or best")
     step = _account_step(args)
     guarantee = account([step], accountant, delta=args.delta, epsilon=args.epsilon,
                         conversion=Conversion(args.conversion or "optimal"),
                         discretisation=(DISCRETISATION if args.discretisation is None
                                         else args.discretisation))
     result = {"epsilon": guarantee.epsilon, "delta": guarantee.delta, "steps": guarantee.steps,
-              "accountant": accountant.value, "setting": step.setting} | guarantee.details
+              "accountant": guarantee.accountant.value, "setting": step.setting}
+    result |= guarantee.details
     if args.json:
         print(json.dumps(result, indent=2))
         return EXIT_OK
-    print(f"({guarantee.epsilon:.12g}, {guarantee.delta:.6g})-DP after {guarantee.steps} steps — "
-          + ", ".join(f"{k} = {v}" for k, v in guarantee.details.items())
-          + f", accountant {accountant.value}")
+    epsilon = show(args.epsilon) if args.epsilon is not None else upper_text(guarantee.epsilon, 8)
+    delta = show(args.delta) if args.delta is not None else upper_text(guarantee.delta, 6)
+    how = ", ".join(f"{k} {v}" for k, v in guarantee.details.items() if k != "compared")
+    print(f"({epsilon}, {delta})-DP after {guarantee.steps} steps — accountant "
+          f"{guarantee.accountant.value} ({how})")
+    for name, other in guarantee.details.get("compared", {}).items():
+        if "unavailable" in other:
+            print(f"  {name}: unavailable — {other['unavailable']}")
+        else:
+            value = "ε = " + upper_text(other["epsilon"], 8) if args.delta is not None \
+                else "δ = " + upper_text(other["delta"], 6)
+            print(f"  {name}: {value}")
     print("setting: " + ", ".join(f"{k} = {v}" for k, v in step.setting.items()))
     return EXIT_OK
 
@@ -267,8 +294,8 @@ def _verify(args: argparse.Namespace) -> int:
 
     report = verify(find(args.target), max_n=args.max_n, samples=args.samples, seed=args.seed,
                     progress=None if args.json else print_progress)
-    print(json.dumps(report.to_json(), indent=2, ensure_ascii=False) if args.json
-          else report.to_text())
+    print(json.dumps(report.to_json(timings=args.timings), indent=2, ensure_ascii=False)
+          if args.json else report.to_text())
     return EXIT_OK if report.passed else EXIT_FAILED
 
 

@@ -18,20 +18,21 @@ import numpy as np
 from scipy.special import log_ndtr
 
 from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.numeric import NumericBound
+from otbound.limits import MAX_EPSILON, show
+from otbound.numeric import EPS, NumericBound, exact_zero
 from otbound.pairs import Family, FinitePair, MixturePair, log_sum_exp
 
-EPS = np.finfo(float).eps
 ESCALATE = 1e-11
 """Relative error of δ above which the survival sums are recomputed in high precision."""
 
 
 def check_epsilons(epsilons) -> np.ndarray:
-    """Validate privacy parameters ε: finite numbers ≥ 0."""
+    """Validate privacy parameters ε: numbers in [0, 1000]."""
     epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
     for epsilon in epsilons:
-        if not (0 <= epsilon < math.inf):
-            raise InvalidSpecification(f"--epsilon must be a finite number >= 0, got {epsilon:g}")
+        if not (0 <= epsilon <= MAX_EPSILON):
+            raise InvalidSpecification(
+                f"--epsilon must be in [0, {MAX_EPSILON:g}], got {show(epsilon)}")
     return epsilons
 
 
@@ -67,13 +68,19 @@ def hockey_stick_curve(pair: MixturePair | FinitePair, epsilons,
 
 
 def _finite(pair: FinitePair, epsilon: float) -> NumericBound:
-    gamma = math.exp(epsilon)
-    difference = pair.p - gamma * pair.q
-    rounding = 4 * EPS * (pair.p + gamma * pair.q)
-    # Only outcomes whose excess might be positive after rounding contribute an error.
-    uncertain = difference > -rounding
-    return NumericBound.rounded_up(float(np.maximum(difference, 0.0).sum()),
-                                   float(rounding[uncertain].sum()))
+    """``δ = Σ_{u_i > ε} p_i (1 − e^{ε − u_i})`` over the privacy losses ``u_i`` (no overflow at
+    any ε). The error bound is the same sum with every loss raised by its error."""
+    u, du = pair.log_ratio, pair.log_ratio_error
+    if not np.any((u + du > epsilon) & (pair.p > 0)):
+        return exact_zero()   # the likelihood ratio is at most e^ε everywhere
+
+    def excess(losses: np.ndarray) -> float:
+        with np.errstate(invalid="ignore"):
+            share = np.where(losses > epsilon, -np.expm1(epsilon - losses), 0.0)
+        return float(np.dot(pair.p, share))
+
+    estimate, upper = excess(u), excess(u + du) * (1 + 8 * EPS)
+    return NumericBound.rounded_up(estimate, upper - estimate)
 
 
 def _require_monotone(pair: MixturePair) -> None:

@@ -27,7 +27,9 @@ import numpy as np
 
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.hockey_stick import hockey_stick_curve
-from otbound.pairs import Family, FinitePair, MixturePair
+from otbound.limits import NOISE_MULTIPLIER, show
+from otbound.numeric import EPS, Bounds
+from otbound.pairs import Family, FinitePair, MixturePair, log_sum_exp
 from otbound.problems import NumericProblem, insert_remove_pattern
 from otbound.renyi import log_psi_curve
 
@@ -37,7 +39,7 @@ Pair = MixturePair | FinitePair
 def _positive(name: str, value: float) -> float:
     value = float(value)
     if not (math.isfinite(value) and value > 0):
-        raise InvalidSpecification(f"{name} must be a finite number > 0, got {value:g}")
+        raise InvalidSpecification(f"{name} must be a finite number > 0, got {show(value)}")
     return value
 
 
@@ -59,18 +61,19 @@ class Mechanism(ABC):
     def distance_pair(self, distance: int) -> Pair:
         """The worst pair of output distributions for two batches at induced distance ``k``."""
 
-    def group_log_psi(self, distance: int, alphas) -> np.ndarray:
-        """``log max Ψ_α(b_y ‖ b_y')`` over batches at distance ≤ ``distance`` (upper bounds)."""
+    def group_log_psi(self, distance: int, alphas) -> Bounds:
+        """``log max Ψ_α(b_y ‖ b_y')`` over batches at distance ≤ ``distance``."""
+        alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
         if distance == 0:
-            return np.zeros(np.size(alphas))
-        return np.array([b.value for b in log_psi_curve(self.distance_pair(distance), alphas)])
+            return Bounds(np.zeros(alphas.size), np.zeros(alphas.size))
+        return Bounds.of(log_psi_curve(self.distance_pair(distance), alphas, limit=False))
 
-    def group_delta(self, distance: int, epsilons) -> np.ndarray:
-        """The group privacy profile ``δ_k(ε)`` (upper bounds)."""
+    def group_delta(self, distance: int, epsilons) -> Bounds:
+        """The group privacy profile ``δ_k(ε)``."""
+        epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
         if distance == 0:
-            return np.zeros(np.size(epsilons))
-        return np.array([b.value for b in hockey_stick_curve(self.distance_pair(distance),
-                                                             epsilons)])
+            return Bounds(np.zeros(epsilons.size), np.zeros(epsilons.size))
+        return Bounds.of(hockey_stick_curve(self.distance_pair(distance), epsilons))
 
 
 def _pattern_sizes(problem: NumericProblem) -> tuple[int, int, int]:
@@ -109,6 +112,11 @@ class AdditiveNoise(Mechanism):
         label = "--sigma" if self.family is Family.GAUSSIAN else "--scale"
         object.__setattr__(self, "scale", _positive(label, self.scale))
         object.__setattr__(self, "sensitivity", _positive("--sensitivity", self.sensitivity))
+        low, high = NOISE_MULTIPLIER
+        if not low <= self.noise_multiplier <= high:
+            raise InvalidSpecification(
+                f"{label}/--sensitivity (the noise multiplier) must be in [{low:g}, {high:g}], "
+                f"got {show(self.scale)}/{show(self.sensitivity)}")
 
     @property
     def name(self) -> str:
@@ -132,14 +140,20 @@ class AdditiveNoise(Mechanism):
     def distance_pair(self, distance: int) -> Pair:
         return MixturePair(self.family, self.noise_multiplier, [distance], [0.0], [0], [0.0])
 
-    def group_log_psi(self, distance: int, alphas) -> np.ndarray:
-        alphas = np.asarray(alphas, dtype=float)
+    def group_log_psi(self, distance: int, alphas) -> Bounds:
+        """Closed forms: Gaussian ``α(α − 1)Δ²/2``; Laplace (Mironov 2017)
+        ``log(α/(2α−1) e^{(α−1)Δ} + (α−1)/(2α−1) e^{−αΔ})``, ``Δ`` the distance in noise units."""
+        alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
         gap = distance / self.noise_multiplier
         if self.family is Family.GAUSSIAN:
-            return alphas * (alphas - 1) * gap ** 2 / 2
-        # Mironov 2017, Laplace: α/(2α−1) e^{(α−1)Δ} + (α−1)/(2α−1) e^{−αΔ}
-        return np.logaddexp(np.log(alphas / (2 * alphas - 1)) + (alphas - 1) * gap,
-                            np.log((alphas - 1) / (2 * alphas - 1)) - alphas * gap)
+            value = alphas * (alphas - 1) * gap ** 2 / 2
+            error = 8 * EPS * value
+        else:
+            first = np.log(alphas / (2 * alphas - 1)) + (alphas - 1) * gap
+            second = np.log((alphas - 1) / (2 * alphas - 1)) - alphas * gap
+            value = np.logaddexp(first, second)
+            error = 8 * EPS * (1 + np.abs(first) + np.abs(second))
+        return Bounds(np.nextafter(value + error, np.inf), value)
 
 
 @dataclass(frozen=True)
@@ -152,32 +166,83 @@ class RandomizedResponse(Mechanism):
     def __post_init__(self) -> None:
         theta = float(self.theta)
         if not (0 < theta < 1):
-            raise InvalidSpecification(f"--theta must be in (0, 1), got {theta:g}")
+            raise InvalidSpecification(f"--theta must be in (0, 1), got {show(theta)}")
         object.__setattr__(self, "theta", theta)
 
     def distance_pair(self, distance: int) -> Pair:
-        t = self.theta
-        return FinitePair([t, 1 - t], [1 - t, t])
+        t, gap = self.theta, 2 * self.theta - 1   # exact for θ ≥ 1/4 (Sterbenz)
+        error = 0.0 if t >= 0.25 else EPS * abs(gap)
+        return FinitePair.from_differences([t, 1 - t], [1 - t, t], [gap, -gap], [error, error])
 
     def worst_components(self, problem: NumericProblem) -> list[tuple[Pair, np.ndarray]]:
-        left, right = np.exp(problem.left), np.exp(problem.right)
+        size = problem.left.size
         classes = _zero_distance_classes(problem)
-        shared = [c for c in classes if any(i < left.size for i in c)
-                  and any(i >= left.size for i in c)]
-        only_left = [i for c in classes if c not in shared for i in c if i < left.size]
-        only_right = [i for c in classes if c not in shared for i in c if i >= left.size]
+        shared = [c for c in classes if min(c) < size <= max(c)]
+        only_left = [i for c in classes if c not in shared for i in c if i < size]
+        only_right = [i for c in classes if c not in shared for i in c if i >= size]
         candidates = []
         for choice in product((1.0, 0.0), repeat=len(shared) + 2):
-            bits = np.empty(left.size + right.size)
+            bits = np.empty(size + problem.right.size)
             for c, value in zip(shared, choice):
                 bits[list(c)] = value
             bits[only_left], bits[only_right] = choice[-2], choice[-1]
-            # P(output = 1) is θ where f = 1 and 1 − θ where f = 0.
-            probability_one = np.where(bits == 1, self.theta, 1 - self.theta)
-            p1 = float(np.dot(left, probability_one[:left.size]))
-            q1 = float(np.dot(right, probability_one[left.size:]))
-            candidates.append((FinitePair([1 - p1, p1], [1 - q1, q1]), bits))
+            candidates.append((self._output_pair(problem, bits == 1), bits))
         return candidates
+
+    def _output_pair(self, problem: NumericProblem, ones: np.ndarray) -> FinitePair:
+        """The output distributions ``(P(0), P(1))`` and ``(Q(0), Q(1))`` when ``f = 1`` on the
+        components marked in ``ones`` (left then right).
+
+        ``P(1) − Q(1) = (2θ − 1)(W₁ − V₁)`` with ``W₁``, ``V₁`` the weight of the marked
+        components on each side; the weight difference is taken from the logarithms of whichever
+        of the two parts (``f = 1`` or ``f = 0``) weighs less, so that neither a rate of 10⁻⁶
+        nor ``θ`` close to ½ cancels digits.
+        """
+        size = problem.left.size
+        left, right = ones[:size], ones[size:]
+        t, t_bar = self.theta, 1 - self.theta
+        p1, q1 = _mixture_of(problem.left, left, t, t_bar), _mixture_of(problem.right, right, t,
+                                                                        t_bar)
+        difference, error = _weight_difference(problem.left, problem.right, left, right)
+        gap = 2 * t - 1
+        d1 = gap * difference
+        d1_error = abs(gap) * error + 2 * EPS * abs(d1) + (EPS * abs(d1) if t < 0.25 else 0.0)
+        return FinitePair.from_differences([p1[0], p1[1]], [q1[0], q1[1]], [-d1, d1],
+                                           [d1_error, d1_error])
+
+
+def _mixture_of(log_weights: np.ndarray, ones: np.ndarray, theta: float,
+                theta_bar: float) -> tuple[float, float]:
+    """``(P(0), P(1))`` of a mixture of randomized responses, each a sum of positive terms."""
+    weights = np.exp(log_weights)
+    one = float(np.dot(weights, np.where(ones, theta, theta_bar)))
+    zero = float(np.dot(weights, np.where(ones, theta_bar, theta)))
+    total = one + zero
+    return zero / total, one / total
+
+
+def _weight_difference(left: np.ndarray, right: np.ndarray, left_ones: np.ndarray,
+                       right_ones: np.ndarray) -> tuple[float, float]:
+    """``W₁ − V₁`` (marked weight on the left minus on the right) and a bound on its error.
+
+    Both mixtures sum to one, so ``W₁ − V₁ = V₀ − W₀``: the lighter part is used."""
+    parts = []
+    for sign, l_mask, r_mask in ((1.0, left_ones, right_ones), (-1.0, ~left_ones, ~right_ones)):
+        log_w, log_v = log_sum_exp(left[l_mask]), log_sum_exp(right[r_mask])
+        logs = np.concatenate([left[l_mask], right[r_mask], [0.0]])
+        magnitude = float(np.max(np.abs(logs[np.isfinite(logs)])))
+        parts.append((max(log_w, log_v), sign, float(log_w), float(log_v), magnitude))
+    _, sign, log_w, log_v, magnitude = min(parts)
+    if log_w == log_v:
+        difference = 0.0
+    elif log_w > log_v:
+        difference = math.exp(log_w) * -math.expm1(log_v - log_w)
+    else:
+        difference = -math.exp(log_v) * -math.expm1(log_w - log_v)
+    # Each log-weight carries a few ulps of its magnitude; so does each log-sum-exp.
+    error = (math.exp(log_w) + math.exp(log_v)) * 16 * EPS * (1 + magnitude) \
+        + 2 * EPS * abs(difference)
+    return sign * difference, error
 
 
 def _zero_distance_classes(problem: NumericProblem) -> list[tuple[int, ...]]:

@@ -1,11 +1,26 @@
-"""Numbers that carry their error, and the safe rounding direction (upwards)."""
+"""Numbers that carry their error, and the safe rounding direction (upwards).
+
+Every number otbound reports is an upper bound: the computed estimate moved up by its error
+estimate and one more unit in the last place. A computed value is never reported as exactly zero —
+a positive truth below the smallest double becomes the smallest positive double, which is still an
+upper bound — unless the zero is structural (the two distributions are identical, or ``e^ε`` is
+above the largest likelihood ratio); such zeros are built with :func:`exact_zero`.
+"""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from decimal import ROUND_CEILING, Decimal
+
+import numpy as np
 
 from otbound.errors import UnsupportedOperation
+
+EPS = 2.0 ** -52
+"""Machine epsilon of doubles: the relative spacing of floating-point numbers near one."""
+SMALLEST = math.nextafter(0.0, 1.0)
+"""The smallest positive double (5e-324): the upper bound reported for a positive underflow."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,17 +36,68 @@ class NumericBound:
 
     @staticmethod
     def rounded_up(estimate: float, error: float) -> "NumericBound":
-        """The estimate moved up by its error and by one more unit in the last place."""
+        """The estimate moved up by its error and by one more unit in the last place.
+
+        A negative estimate of a non-negative quantity is raised to zero first (the error still
+        applies), so the result is never below zero and never exactly zero.
+        """
         if math.isnan(estimate) or math.isnan(error) or error < 0 or error == math.inf:
             raise UnsupportedOperation(
                 f"no reliable number: estimate {estimate} with error estimate {error}")
         if estimate == math.inf:
             return NumericBound(math.inf, 0.0)
-        if error == 0 and estimate == 0:
-            return NumericBound(0.0, 0.0)
+        estimate = max(estimate, 0.0)
         return NumericBound(math.nextafter(estimate + error, math.inf), error)
 
 
 def exact_zero() -> NumericBound:
     """A value known to be exactly zero (e.g. a hockey-stick divergence above sup P/Q)."""
     return NumericBound(0.0, 0.0)
+
+
+@dataclass(frozen=True, eq=False)
+class Bounds:
+    """Arrays of upper bounds and of the estimates they were rounded up from."""
+
+    upper: np.ndarray
+    estimate: np.ndarray
+
+    @staticmethod
+    def of(bounds: list[NumericBound]) -> "Bounds":
+        upper = np.array([b.value for b in bounds])
+        return Bounds(upper, upper - np.array([b.error for b in bounds]))
+
+    def as_list(self) -> list[NumericBound]:
+        """One :class:`NumericBound` per entry (the error is ``upper − estimate``)."""
+        return [NumericBound(float(u), float(max(u - e, 0.0)))
+                for u, e in zip(self.upper, self.estimate)]
+
+    def __getitem__(self, index) -> "Bounds":
+        return Bounds(self.upper[index], self.estimate[index])
+
+
+def maximum(bounds: list[Bounds]) -> Bounds:
+    """The elementwise maximum of upper bounds and of estimates."""
+    return Bounds(np.max([b.upper for b in bounds], axis=0),
+                  np.max([b.estimate for b in bounds], axis=0))
+
+
+def minimum(bounds: list[Bounds]) -> Bounds:
+    """The elementwise best (smallest) of several valid upper bounds, with its own estimate."""
+    uppers = np.array([b.upper for b in bounds])
+    best = np.argmin(uppers, axis=0)
+    columns = np.arange(uppers.shape[1])
+    return Bounds(uppers[best, columns], np.array([b.estimate for b in bounds])[best, columns])
+
+
+def upper_text(value: float, digits: int = 6) -> str:
+    """``value`` with ``digits`` significant digits, rounded up: printed bounds stay bounds."""
+    if value == 0 or not math.isfinite(value):
+        return repr(float(value))
+    exact = Decimal(value)
+    rounded = exact.quantize(Decimal(1).scaleb(exact.adjusted() - digits + 1),
+                             rounding=ROUND_CEILING)
+    adjusted = rounded.adjusted()   # a carry (9.99… → 10.0…) may have moved it
+    if -5 <= adjusted < digits:
+        return f"{rounded:.{max(digits - 1 - adjusted, 0)}f}"
+    return f"{rounded:.{digits - 1}e}"

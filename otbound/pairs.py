@@ -21,6 +21,7 @@ from enum import Enum
 import numpy as np
 
 from otbound.errors import InvalidSpecification
+from otbound.numeric import EPS
 
 SMALL = 0.5
 """Below this size of ``Σ p_i expm1(λ_i)`` the log1p form is used."""
@@ -145,20 +146,57 @@ class MixturePair:
 
 @dataclass(frozen=True, eq=False)
 class FinitePair:
-    """Two distributions on the same finite set, as probability vectors."""
+    """Two distributions on the same finite set, as probability vectors.
+
+    ``log_ratio`` holds the privacy losses ``log(p_i/q_i)`` and ``log_ratio_error`` a bound on
+    their absolute error. By default they are computed from ``p`` and ``q``; a solver that knows
+    the differences ``p − q`` more precisely than the subtraction of two rounded probabilities
+    (``θ`` close to ½, tiny sampling rates) builds the pair with :meth:`from_differences`, which
+    keeps tiny losses accurate to a few ulps.
+    """
 
     p: np.ndarray
     q: np.ndarray
+    log_ratio: np.ndarray | None = None
+    log_ratio_error: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         p, q = np.asarray(self.p, dtype=float), np.asarray(self.q, dtype=float)
         if p.shape != q.shape or p.ndim != 1:
             raise InvalidSpecification("a finite pair needs two probability vectors of one length")
         for name, v in (("P", p), ("Q", q)):
-            if np.any(v < 0) or not abs(v.sum() - 1) < 1e-12:
+            if not np.all(np.isfinite(v)) or np.any(v < 0) or not abs(v.sum() - 1) < 1e-12:
                 raise InvalidSpecification(f"{name} must be a probability vector, got {v}")
-        object.__setattr__(self, "p", p)
-        object.__setattr__(self, "q", q)
+        if self.log_ratio is None:
+            with np.errstate(divide="ignore"):
+                loss = np.log(p) - np.log(q)
+            loss = np.where((p == 0) & (q == 0), 0.0, loss)
+            # Each logarithm is within one ulp; so is their difference.
+            error = np.where(p == q, 0.0, 2 * EPS * (np.abs(np.log(np.where(p > 0, p, 1)))
+                                                     + np.abs(np.log(np.where(q > 0, q, 1)))))
+        else:
+            loss = np.asarray(self.log_ratio, dtype=float)
+            error = np.asarray(self.log_ratio_error, dtype=float)
+        for name, value in (("p", p), ("q", q), ("log_ratio", loss), ("log_ratio_error", error)):
+            object.__setattr__(self, name, value)
+
+    @staticmethod
+    def from_differences(p, q, difference, difference_error) -> "FinitePair":
+        """The pair with losses ``log1p((p − q)/q)`` from the given differences ``p − q`` and
+        their absolute errors (``p`` and ``q`` accurate to a few ulps)."""
+        p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+        difference = np.asarray(difference, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            loss = np.where(q > 0, np.log1p(difference / np.where(q > 0, q, 1)), np.inf)
+            loss = np.where(p > 0, loss, -np.inf)
+            # d log1p(d/q) = d(d)/p; the quotient and the logarithm add a few ulps of |loss|.
+            error = (np.asarray(difference_error, dtype=float) / np.where(p > 0, p, 1)
+                     + 4 * EPS * np.where(np.isfinite(loss), np.abs(loss), 0.0))
+        return FinitePair(p, q, loss, error)
+
+    def is_trivial(self) -> bool:
+        """True when ``P = Q`` exactly (every divergence vanishes)."""
+        return bool(np.all(self.log_ratio == 0) and np.all(self.log_ratio_error == 0))
 
     def swapped(self) -> "FinitePair":
-        return FinitePair(self.q, self.p)
+        return FinitePair(self.q, self.p, -self.log_ratio, self.log_ratio_error)

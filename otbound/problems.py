@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Mapping
 
+import mpmath as mp
 import numpy as np
 import sympy as sp
 
@@ -73,12 +74,30 @@ def insert_remove_pattern(inserted: int, removed: int) -> ConstraintMatrix:
 
 
 def log_binomial_weights(count: int, rate: float) -> np.ndarray:
-    """``log Binom(i | count, rate)`` for ``i = 0 … count``, accurate for tiny rates."""
+    """``log Binom(i | count, rate)`` for ``i = 0 … count``, accurate for tiny rates.
+
+    The binomial coefficients are exact integers; each logarithm is off by a few ulps of its
+    magnitude at most."""
     i = np.arange(count + 1)
-    log_choose = (math.lgamma(count + 1) - np.array([math.lgamma(k + 1) for k in i])
-                  - np.array([math.lgamma(count - k + 1) for k in i]))
+    log_choose = np.array([math.log(math.comb(count, k)) for k in i])
     with np.errstate(divide="ignore", invalid="ignore"):
         log_r = np.where(i > 0, i * math.log(rate) if rate > 0 else -np.inf, 0.0)
         log_keep = np.where(count - i > 0,
                             (count - i) * math.log1p(-rate) if rate < 1 else -np.inf, 0.0)
     return log_choose + log_r + log_keep
+
+
+def log_hypergeometric_weights(size: int, group: int, batch: int) -> np.ndarray:
+    """``log HyperGeom(k | N, K, q) = log[C(K, k) C(N − K, q − k) / C(N, q)]`` for
+    ``k = 0 … K`` (``−inf`` where impossible), to a few ulps for any ``N``.
+
+    The log-gamma sums are formed in mpmath with enough digits to survive the cancellation
+    between terms of size ``N log N``."""
+    with mp.workdps(30 + len(str(size))):
+        def log_choose(n: int, k: int):
+            return mp.loggamma(n + 1) - mp.loggamma(k + 1) - mp.loggamma(n - k + 1)
+
+        total = log_choose(size, batch)
+        return np.array([float(log_choose(group, k) + log_choose(size - group, batch - k) - total)
+                         if 0 <= batch - k <= size - group and k <= batch else -math.inf
+                         for k in range(group + 1)])

@@ -18,11 +18,11 @@ from scipy.special import gammaln
 
 from otbound import reference
 from otbound.errors import InvalidSpecification
-from otbound.numeric import NumericBound
+from otbound.limits import MAX_ALPHA, show
+from otbound.numeric import EPS, NumericBound, exact_zero
 from otbound.pairs import Family, FinitePair, MixturePair, log_sum_exp
 from otbound.quadrature import ROUNDING, integrate_exp
 
-MAX_ALPHA = 1e4
 TAIL = 64.0
 """Panels reach down to ``exp(-TAIL)`` (< 1e-27) times the largest value of the integrand."""
 _SERIES = np.arange(2, 24)
@@ -36,7 +36,7 @@ def check_orders(alphas, limit: bool = True) -> np.ndarray:
     for alpha in alphas:
         if not (1 < alpha <= top) or not math.isfinite(alpha):
             raise InvalidSpecification(
-                f"--alpha (the Rényi order) must be in (1, {MAX_ALPHA:g}], got {alpha:g}")
+                f"--alpha (the Rényi order) must be in (1, {MAX_ALPHA:g}], got {show(alpha)}")
     return alphas
 
 
@@ -90,6 +90,30 @@ def _log_psi_from_excess(log_excess: np.ndarray, relative_error: np.ndarray
     return value, relative_error * share
 
 
+def log_expm1(x) -> np.ndarray:
+    """``log(e^x − 1)`` for ``x ≥ 0`` (``−inf`` at zero), accurate for tiny and huge ``x``."""
+    x = np.asarray(x, dtype=float)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        return np.where(x > 1, x + np.log1p(-np.exp(-x)), np.log(np.expm1(np.minimum(x, 1))))
+
+
+def log_mixture_psi(log_weights, log_psis) -> tuple[np.ndarray, np.ndarray]:
+    """``log Σ_b w_b Ψ_b`` for weights summing to one, and the absolute error of its rounding.
+
+    Formed as ``log1p(Σ_b w_b (Ψ_b − 1))``: weights that sum to one only up to rounding cannot
+    push a tiny divergence below its truth (or below zero). ``log_weights`` has shape ``(B,)``,
+    ``log_psis`` shape ``(B, A)``; the result has shape ``(A,)``.
+    """
+    log_weights = np.asarray(log_weights, dtype=float)[:, None]
+    excess = log_expm1(np.asarray(log_psis, dtype=float))
+    keep = np.isfinite(log_weights) & np.isfinite(excess)
+    with np.errstate(invalid="ignore"):
+        terms = log_weights + excess
+        magnitude = np.where(keep, np.abs(log_weights) + np.abs(excess), 0.0).max(axis=0)
+    return _log_psi_from_excess(log_sum_exp(terms, axis=0),
+                                8 * EPS * (log_weights.size + magnitude))
+
+
 def log_psi(pair: MixturePair | FinitePair, alpha: float) -> NumericBound:
     """``log Ψ_α(P ‖ Q)`` as an upper bound (estimate plus its error estimate)."""
     return log_psi_curve(pair, [alpha])[0]
@@ -102,10 +126,10 @@ def log_psi_curve(pair: MixturePair | FinitePair, alphas,
     Orders above 10⁴ are refused unless ``limit`` is false (post-hoc group bounds need them).
     """
     alphas = check_orders(alphas, limit)
+    if pair.is_trivial():
+        return [exact_zero() for _ in alphas]
     if isinstance(pair, FinitePair):
         values, errors = _finite(pair, alphas)
-    elif pair.is_trivial():
-        values, errors = np.zeros(alphas.size), np.zeros(alphas.size)
     else:
         values, errors = np.empty(alphas.size), np.empty(alphas.size)
         integer = (alphas == np.floor(alphas)) & _is_single_gaussian_removal(pair)
@@ -131,14 +155,27 @@ def _escalate(pair: MixturePair, alphas: np.ndarray, values: np.ndarray,
 
 
 def _finite(pair: FinitePair, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``Ψ_α − 1 = Σ_i q_i φ_α(e^{u_i})`` over the privacy losses ``u_i`` of a finite pair.
+
+    The error bound evaluates the same sum with every loss moved away from zero by its error
+    (``φ_α(e^u)`` grows with ``|u|`` on either side of zero), plus the rounding of ``log φ``.
+    """
     support = pair.q > 0
     if np.any((pair.p > 0) & ~support):
         return np.full(alphas.size, math.inf), np.zeros(alphas.size)
-    with np.errstate(divide="ignore"):
-        u = np.log(pair.p[support]) - np.log(pair.q[support])
-        log_q = np.log(pair.q[support])
-    terms = log_q[None, :] + log_phi(alphas[:, None], np.broadcast_to(u, (alphas.size, u.size)))
-    return _log_psi_from_excess(log_sum_exp(terms, axis=1), np.full(alphas.size, 4 * ROUNDING))
+    u, du = pair.log_ratio[support], pair.log_ratio_error[support]
+    log_q = np.log(pair.q[support])
+    away = u + np.where(u < 0, -du, du)
+    shape = (alphas.size, u.size)
+    a = alphas[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        estimate = log_q + log_phi(a * np.ones(shape), np.broadcast_to(u, shape))
+        # log φ is within about one ulp of its magnitude (≤ α|u| + 1) for every branch of log_phi.
+        rounding = np.log1p(4 * EPS * (2 + a * np.abs(away) + np.abs(log_q) + u.size))
+        upper = log_q + log_phi(a * np.ones(shape), np.broadcast_to(away, shape)) + rounding
+    value, _ = _log_psi_from_excess(log_sum_exp(estimate, axis=1), np.zeros(alphas.size))
+    high, _ = _log_psi_from_excess(log_sum_exp(upper, axis=1), np.zeros(alphas.size))
+    return value, (high - value) + 2 * EPS * high
 
 
 def _is_single_gaussian_removal(pair: MixturePair) -> bool:
@@ -161,12 +198,17 @@ def _binomial(pair: MixturePair, alphas: np.ndarray) -> tuple[np.ndarray, np.nda
     exponent = k * (k - 1) * distance ** 2 / (2 * pair.scale ** 2)
     log_expm1 = np.where(exponent > 30, exponent + np.log1p(-np.exp(-np.maximum(exponent, 30))),
                          np.log(np.expm1(np.minimum(exponent, 30))))
-    terms = (gammaln(alpha + 1) - gammaln(k + 1) - gammaln(alpha - k + 1) + k * log_r
-             + (alpha - k) * log_keep + log_expm1)
+    parts = (gammaln(alpha + 1), -gammaln(k + 1), -gammaln(alpha - k + 1), k * log_r,
+             (alpha - k) * log_keep, log_expm1)
+    terms = sum(parts)
     starts = np.cumsum(counts) - counts
     top_term = np.maximum.reduceat(terms, starts)
-    log_excess = np.log(np.add.reduceat(np.exp(terms - top_term[owner]), starts)) + top_term
-    return _log_psi_from_excess(log_excess, 4 * ROUNDING * np.sqrt(alphas))
+    shares = np.exp(terms - top_term[owner])
+    totals = np.add.reduceat(shares, starts)
+    log_excess = np.log(totals) + top_term
+    # Each term's exponent is off by a few ulps of the sum of the magnitudes of its parts.
+    magnitude = np.add.reduceat(shares * sum(np.abs(part) for part in parts), starts) / totals
+    return _log_psi_from_excess(log_excess, 8 * EPS * (magnitude + counts))
 
 
 def _integrated(pair: MixturePair, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -18,17 +18,23 @@ import numpy as np
 
 from otbound.bound import ConstraintMatrix
 from otbound.errors import InvalidSpecification
-from otbound.problems import NumericProblem, insert_remove_pattern, log_binomial_weights
+from otbound.limits import MAX_GROUP, show
+from otbound.problems import (NumericProblem, insert_remove_pattern, log_binomial_weights,
+                               log_hypergeometric_weights)
 
 Term = tuple[float, NumericProblem]
 """``(log probability of the term, problem)``."""
 
 
-def _count(name: str, value, minimum: int) -> int:
+def _count(name: str, value, minimum: int, maximum: int | None = None) -> int:
     if value is None:
         return None
-    if isinstance(value, bool) or not float(value).is_integer() or value < minimum:
-        raise InvalidSpecification(f"{name} must be an integer >= {minimum}, got {value}")
+    if (isinstance(value, bool) or not math.isfinite(float(value))
+            or not float(value).is_integer() or value < minimum):
+        raise InvalidSpecification(f"{name} must be an integer >= {minimum}, got {show(value)}")
+    if maximum is not None and value > maximum:
+        raise InvalidSpecification(
+            f"{name} must be an integer in [{minimum}, {maximum}], got {show(value)}")
     return int(value)
 
 
@@ -61,7 +67,7 @@ class Subsampling:
 
     def _check_poisson(self) -> None:
         if self.rate is None or not (0 <= float(self.rate) <= 1):
-            raise InvalidSpecification(f"--rate must be in [0, 1], got {self.rate}")
+            raise InvalidSpecification(f"--rate must be in [0, 1], got {show(self.rate)}")
         object.__setattr__(self, "rate", float(self.rate))
         for name in ("batch_size", "dataset_size", "substitutions"):
             if getattr(self, name) is not None:
@@ -70,15 +76,16 @@ class Subsampling:
         if explicit and self.group is not None:
             raise InvalidSpecification("give either --group or --insertions/--removals, not both")
         if explicit:
-            inserted = _count("--insertions", self.insertions or 0, 0)
-            removed = _count("--removals", self.removals or 0, 0)
-            if inserted + removed == 0:
-                raise InvalidSpecification("--insertions + --removals must be >= 1, got 0")
+            inserted = _count("--insertions", self.insertions or 0, 0, MAX_GROUP)
+            removed = _count("--removals", self.removals or 0, 0, MAX_GROUP)
+            if not 1 <= inserted + removed <= MAX_GROUP:
+                raise InvalidSpecification(f"--insertions + --removals must be in [1, {MAX_GROUP}], "
+                                           f"got {inserted + removed}")
             object.__setattr__(self, "insertions", inserted)
             object.__setattr__(self, "removals", removed)
         else:
             object.__setattr__(self, "group", _count("--group", 1 if self.group is None
-                                                     else self.group, 1))
+                                                     else self.group, 1, MAX_GROUP))
 
     def _check_wor(self) -> None:
         for name in ("rate", "group", "insertions", "removals"):
@@ -91,7 +98,8 @@ class Subsampling:
         if q >= n:
             raise InvalidSpecification(
                 f"--batch-size must be smaller than --dataset-size, got q = {q}, N = {n}")
-        k = _count("--substitutions", 1 if self.substitutions is None else self.substitutions, 1)
+        k = _count("--substitutions", 1 if self.substitutions is None else self.substitutions, 1,
+                   MAX_GROUP)
         if k > n:
             raise InvalidSpecification(f"--substitutions must be <= --dataset-size, got {k}")
         object.__setattr__(self, "batch_size", q)
@@ -124,9 +132,8 @@ class Subsampling:
         if self.scheme == "poisson":
             return [[(0.0, poisson_problem(self.rate, inserted, removed))]
                     for inserted, removed in self.shapes()]
-        if self.substitutions == 1:
-            return [[(0.0, wor_substitution_problem(self.batch_size, self.dataset_size))]]
-        return [wor_group_terms(self.batch_size, self.dataset_size, self.substitutions)]
+        return [[(0.0, wor_group_problem(self.batch_size, self.dataset_size,
+                                         self.substitutions))]]
 
     def describe(self) -> dict:
         fields = {"scheme": self.scheme}
@@ -147,33 +154,43 @@ def poisson_problem(rate: float, inserted: int, removed: int) -> NumericProblem:
 def wor_substitution_problem(batch_size: int, dataset_size: int) -> NumericProblem:
     """001 Thm. 3.6: weights ``(1 − w, w)`` on both sides, ``w = q/N``; ``y1 = y3`` and every
     other pair of components at substitution distance ≤ 1."""
-    w = batch_size / dataset_size
-    log_weights = np.array([math.log1p(-w), math.log(w)])
-    labels = ("L1", "L2", "R1", "R2")
-    bounds = {pair: 1 for pair in itertools.combinations(labels, 2)}
-    bounds[("L1", "R1")] = 0
-    return NumericProblem(log_weights, log_weights.copy(),
-                          ConstraintMatrix.from_pairs(labels, bounds))
+    return wor_group_problem(batch_size, dataset_size, 1)
 
 
-def log_hypergeometric(k: int, size: int, group: int, batch: int) -> float:
-    """``log HyperGeom(k | N, K, q) = log[C(K, k) C(N − K, q − k) / C(N, q)]``."""
-    if k > batch or group - k < 0 or batch - k > size - group:
-        return -math.inf
+def wor_group_problem(batch_size: int, dataset_size: int, group: int) -> NumericProblem:
+    """Sampling without replacement under K-fold substitution, the coupling of 001 Thm. 3.6
+    carried over to groups.
 
-    def log_choose(n: int, m: int) -> float:
-        return math.lgamma(n + 1) - math.lgamma(m + 1) - math.lgamma(n - m + 1)
-
-    return log_choose(group, k) + log_choose(size - group, batch - k) - log_choose(size, batch)
+    Condition on the number ``k`` of group elements in the batch (``HyperGeom(k | N, K, q)`` on
+    both sides) and couple by one draw: a random order ``g₁ … g_K`` of the group (with its
+    substitutes ``g'_i``) and distinct background elements ``b₁ … b_q``; component ``k`` is
+    ``{g₁ … g_k, b_{k+1} … b_q}`` on the left and the same with ``g'_i`` on the right. Then
+    ``d(L_t, L_u) = d(R_t, R_u) = |t − u|``, ``d(L_t, R_u) = max(t, u)`` and ``L_0 = R_0`` —
+    each the distance between the supports (d_Y-compatible, 001 Def. D.4). For ``K = 1`` this is
+    001 Thm. 3.6; for randomized response it is tight (the worst ``f`` is attained by a dataset).
+    """
+    log_weights = log_hypergeometric_weights(dataset_size, group, batch_size)
+    ks = [k for k in range(group + 1) if log_weights[k] > -math.inf]
+    left, right = [f"L{k}" for k in ks], [f"R{k}" for k in ks]
+    bounds = {}
+    for (t, a), (u, b) in itertools.combinations(zip(ks, left), 2):
+        bounds[(a, b)] = abs(t - u)
+        bounds[(right[ks.index(t)], right[ks.index(u)])] = abs(t - u)
+    for (t, a), (u, b) in itertools.product(zip(ks, left), zip(ks, right)):
+        bounds[(a, b)] = max(t, u)
+    weights = log_weights[ks]
+    return NumericProblem(weights, weights.copy(), ConstraintMatrix.from_pairs(left + right,
+                                                                               bounds))
 
 
 def wor_group_terms(batch_size: int, dataset_size: int, group: int) -> list[Term]:
-    """001 Prop. E.5: ``Σ_k HyperGeom(k | N, K, q) · max_{d_Δ(y, y') ≤ k} Ψ(b_y ‖ b_{y'})``."""
+    """001 Prop. E.5: ``Σ_k HyperGeom(k | N, K, q) · max_{d_Δ(y, y') ≤ k} Ψ(b_y ‖ b_{y'})``
+    (no conditioning: a mechanism-agnostic bound, not tight)."""
     terms = []
-    for k in range(group + 1):
-        log_p = log_hypergeometric(k, dataset_size, group, batch_size)
+    log_weights = log_hypergeometric_weights(dataset_size, group, batch_size)
+    for k, log_p in enumerate(log_weights):
         if log_p > -math.inf:
-            terms.append((log_p, NumericProblem(
+            terms.append((float(log_p), NumericProblem(
                 np.zeros(1), np.zeros(1), ConstraintMatrix.from_pairs(("L1", "R1"),
                                                                       {("L1", "R1"): k}))))
     return terms

@@ -83,7 +83,11 @@ def test_without_replacement():
     with pytest.raises(UnsupportedOperation, match="use --method agnostic"):
         rdp(setting, gaussian(1.0), Method.TIGHT, [2.0])
     group = Subsampling("wor", batch_size=10, dataset_size=1000, substitutions=3)
-    assert np.all(values(adp(group, gaussian(1.0), Method.TIGHT, [0.5, 1.0])) > 0)
+    with pytest.raises(UnsupportedOperation, match="use --method agnostic"):
+        adp(group, gaussian(1.0), Method.TIGHT, [0.5, 1.0])
+    tight, posthoc = (values(adp(group, rr, method, [0.01, 0.5])) for method in
+                      (Method.TIGHT, Method.POSTHOC))
+    assert tight[0] > 0 and np.all(tight <= posthoc)
 
 
 @pytest.mark.parametrize("make, message", [

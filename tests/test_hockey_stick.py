@@ -93,7 +93,7 @@ def test_negative_epsilon_matches_the_swapped_pair(family, epsilon):
 
 
 def test_bad_epsilon_and_non_monotone_pairs_are_refused():
-    with pytest.raises(InvalidSpecification, match="--epsilon must be a finite number >= 0"):
+    with pytest.raises(InvalidSpecification, match=r"--epsilon must be in \[0, 1000\], got -1"):
         check_epsilons([-1.0])
     with pytest.raises(InvalidSpecification, match="epsilon must be finite"):
         hockey_stick(pair(Family.GAUSSIAN, 1.0, 0, 1, 0.1), math.nan)

@@ -99,7 +99,7 @@ def test_group_pairs_agree_with_high_precision_quadrature(family, scale, inserte
 def test_finite_pairs_use_the_closed_form():
     p = FinitePair([0.75, 0.25], [0.25, 0.75])
     expected = math.log(0.75 ** 3 * 0.25 ** -2 + 0.25 ** 3 * 0.75 ** -2)
-    assert abs(log_psi(p, 3).value - expected) < 1e-14
+    assert 0 <= log_psi(p, 3).value - expected < 3e-14
     assert log_psi(FinitePair([0.5, 0.5], [1.0, 0.0]), 2).value == math.inf
 
 

@@ -1,25 +1,34 @@
-"""The privacy of a training run: steps composed by one accountant, converted to (ε, δ)."""
+"""The privacy of a training run: steps composed by an accountant, converted to (ε, δ).
+
+Both accountants give sound upper bounds, and neither dominates the other: the PLD accountant is
+close to exact for many steps at moderate ε, the RDP accountant (with the optimal conversion) wins
+at tiny δ, for very many steps, or when the PLD grid would be too coarse or too large. ``best``
+runs both and reports the smaller answer, with both results (or why one was unavailable).
+"""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from otbound.accounting import pld, rdp
 from otbound.accounting.conversion import Conversion
 from otbound.accounting.steps import Step
 from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.limits import MAX_EPSILON, show
 
 
 class Accountant(Enum):
+    BEST = "best"
     RDP = "rdp"
     PLD = "pld"
 
 
 @dataclass(frozen=True)
 class Guarantee:
-    """``(ε, δ)``-DP after ``steps`` steps; ``details`` say how it was obtained."""
+    """``(ε, δ)``-DP after ``steps`` steps; ``accountant`` is the one whose answer this is, and
+    ``details`` say how it was obtained."""
 
     epsilon: float
     delta: float
@@ -28,28 +37,57 @@ class Guarantee:
     details: dict = field(default_factory=dict)
 
 
-def account(steps: list[Step], accountant: Accountant, *, delta: float | None = None,
-            epsilon: float | None = None, conversion: Conversion = Conversion.OPTIMAL,
+def account(steps: list[Step], accountant: Accountant = Accountant.BEST, *,
+            delta: float | None = None, epsilon: float | None = None,
+            conversion: Conversion = Conversion.OPTIMAL,
             discretisation: float = pld.DISCRETISATION) -> Guarantee:
     """ε at the given δ, or δ at the given ε, after composing ``steps`` (upper bounds)."""
     _check_target(delta, epsilon)
+    accountant = Accountant(accountant)
+    pld.check_discretisation(discretisation)
+    if accountant is not Accountant.BEST:
+        return _account_with(accountant, steps, delta, epsilon, conversion, discretisation)
+    results, skipped = {}, {}
+    for each in (Accountant.RDP, Accountant.PLD):
+        try:
+            results[each] = _account_with(each, steps, delta, epsilon, conversion, discretisation)
+        except UnsupportedOperation as error:
+            skipped[each.value] = str(error)
+    if not results:
+        raise UnsupportedOperation("no accountant gives a guarantee: " + "; ".join(
+            f"{name}: {reason}" for name, reason in skipped.items()))
+    best = min(results.values(), key=lambda g: g.epsilon if delta is not None else g.delta)
+    compared = {g.accountant.value: {"epsilon": g.epsilon, "delta": g.delta}
+                for g in results.values()}
+    compared |= {name: {"unavailable": reason} for name, reason in skipped.items()}
+    return replace(best, details=best.details | {"compared": compared})
+
+
+def _account_with(accountant: Accountant, steps: list[Step], delta: float | None,
+                  epsilon: float | None, conversion: Conversion,
+                  discretisation: float) -> Guarantee:
     total = sum(step.count for step in steps)
     if accountant is Accountant.PLD:
         plds = pld.compose(steps, discretisation)
         if delta is not None:
             epsilon = pld.epsilon_for_delta(plds, delta)
+            if not math.isfinite(epsilon):
+                raise UnsupportedOperation(
+                    f"the PLD accountant cannot certify δ = {show(delta)}: after composition "
+                    f"more than that mass sits at infinite loss (tails of mass "
+                    f"{pld.TRUNCATION:g} are cut per composition); use a larger --delta or "
+                    "--accountant rdp")
         else:
-            delta = pld.delta_for_epsilon(plds, epsilon)
+            delta = min(pld.delta_for_epsilon(plds, epsilon), 1.0)   # δ ≤ 1 always holds
         details = {"discretisation": discretisation}
     else:
         curve = rdp.compose(steps)
         converted = (rdp.epsilon_for_delta(curve, delta, conversion) if delta is not None
                      else rdp.delta_for_epsilon(curve, epsilon, conversion))
-        epsilon, delta = converted.epsilon, converted.delta
+        epsilon, delta = converted.epsilon, min(converted.delta, 1.0)
         details = {"conversion": conversion.value, "order": converted.order}
-    if not (math.isfinite(epsilon) and 0 <= delta <= 1):
-        raise UnsupportedOperation(
-            f"no finite guarantee: ε = {epsilon}, δ = {delta} after {total} steps")
+        if not math.isfinite(epsilon):
+            raise UnsupportedOperation(f"the RDP curve gives no finite ε at δ = {show(delta)}")
     return Guarantee(float(epsilon), float(delta), total, accountant, details)
 
 
@@ -57,6 +95,7 @@ def _check_target(delta: float | None, epsilon: float | None) -> None:
     if (delta is None) == (epsilon is None):
         raise InvalidSpecification("give exactly one of --delta and --epsilon")
     if delta is not None and not 0 < delta < 1:
-        raise InvalidSpecification(f"--delta must be in (0, 1), got {delta}")
-    if epsilon is not None and not (0 <= epsilon < math.inf):
-        raise InvalidSpecification(f"--epsilon must be a finite number >= 0, got {epsilon}")
+        raise InvalidSpecification(f"--delta must be in (0, 1), got {show(delta)}")
+    if epsilon is not None and not (0 <= epsilon <= MAX_EPSILON):
+        raise InvalidSpecification(
+            f"--epsilon must be in [0, {MAX_EPSILON:g}], got {show(epsilon)}")

@@ -26,8 +26,8 @@ from enum import Enum
 import numpy as np
 
 from otbound.errors import InvalidSpecification
+from otbound.numeric import EPS, SMALLEST
 
-_GOLDEN = (math.sqrt(5) - 1) / 2
 
 
 class Conversion(Enum):
@@ -60,29 +60,44 @@ def _check_delta(delta: float) -> None:
 
 # --- the classical conversions ----------------------------------------------------------------
 
+def _up(value: float, magnitude: float = 1.0) -> float:
+    """``value`` raised by a few ulps of ``magnitude`` (the size of its intermediate terms)."""
+    return math.nextafter(value + 8 * EPS * (abs(value) + magnitude), math.inf)
+
+
+def _up_exp(exponent: float) -> float:
+    """``e^exponent`` rounded up (never below the smallest positive double)."""
+    return max(math.exp(exponent) * (1 + 8 * EPS * (1 + abs(exponent))), SMALLEST)
+
+
 def mironov_epsilon(alpha: float, rho: float, delta: float) -> float:
-    return rho + math.log(1 / delta) / (alpha - 1)
+    log_term = math.log(1 / delta) / (alpha - 1)
+    return _up(rho + log_term, rho + log_term)
 
 
 def mironov_delta(alpha: float, rho: float, epsilon: float) -> float:
-    return math.exp(min(0.0, (alpha - 1) * (rho - epsilon)))
+    return min(1.0, _up_exp(min(0.0, (alpha - 1) * (rho - epsilon))))
 
 
 def balle_epsilon(alpha: float, rho: float, delta: float) -> float:
     if delta ** 2 + math.expm1(-rho) > 0:   # δ ≥ sqrt(1 − e^{−ρ}) already holds at ε = 0
         return 0.0
-    return max(0.0, rho + math.log1p(-1 / alpha) - math.log(delta * alpha) / (alpha - 1))
+    value = rho + math.log1p(-1 / alpha) - math.log(delta * alpha) / (alpha - 1)
+    return _up(value, rho + abs(math.log(delta * alpha)) / (alpha - 1)) if value > 0 else 0.0
 
 
 def balle_delta(alpha: float, rho: float, epsilon: float) -> float:
     kl = 0.5 * math.log1p(-math.exp(-rho)) if rho > 0 else -math.inf
     bound = (alpha - 1) * (rho - epsilon + math.log1p(-1 / alpha)) - math.log(alpha)
-    return min(1.0, math.exp(min(kl, bound)))
+    exponent = min(kl, bound)
+    if exponent == -math.inf:
+        return 0.0   # ρ = 0: the two distributions coincide
+    return min(1.0, _up_exp(exponent) * (1 + 8 * EPS * (alpha - 1) * (rho + epsilon)))
 
 
 # --- the optimal conversion -------------------------------------------------------------------
 
-_BISECTIONS, _GOLDEN_STEPS = 64, 90
+_BISECTIONS, _GRID, _STAGES = 64, 33, 12
 _MARGIN = 1e-9
 """Relative margin added to optimal values: covers the search tolerance and rounding."""
 
@@ -105,11 +120,13 @@ def _log_psi(alpha, log_p, log_q):
 def _excess(alpha, x):
     """``(1 + x)^α − 1 − αx``, by its binomial series where ``|αx|`` is small."""
     direct = np.expm1(alpha * np.log1p(x)) - alpha * x
-    series, coefficient = np.zeros_like(direct), alpha * np.ones_like(direct)
+    coefficients = [alpha * np.ones_like(x)]
     for k in range(2, 10):
-        coefficient = coefficient * (alpha - k + 1) / k
-        series = series + coefficient * x ** k
-    return np.where(np.abs(alpha * x) < 1e-2, series, direct)
+        coefficients.append(coefficients[-1] * (alpha - k + 1) / k)
+    series = np.zeros_like(x)
+    for coefficient in reversed(coefficients[1:]):   # Horner: x²(C(α,2) + x(C(α,3) + …))
+        series = series * x + coefficient
+    return np.where(np.abs(alpha * x) < 1e-2, series * x * x, direct)
 
 
 def _log_boundary(alpha, log_q, log_budget):
@@ -123,21 +140,26 @@ def _log_boundary(alpha, log_q, log_budget):
     return np.where(at_one, 0.0, lo)
 
 
-def _golden_maximum(objective, lo, hi):
-    """Vectorised golden-section search: the maximum of each unimodal objective and its place."""
-    c, d = hi - _GOLDEN * (hi - lo), lo + _GOLDEN * (hi - lo)
-    fc, fd = objective(c), objective(d)
-    for _ in range(_GOLDEN_STEPS):
-        left = fc >= fd
-        lo, hi = np.where(left, lo, c), np.where(left, d, hi)
-        c_new = np.where(left, hi - _GOLDEN * (hi - lo), d)
-        d_new = np.where(left, c, lo + _GOLDEN * (hi - lo))
-        evaluate = np.where(left, c_new, d_new)
-        value = objective(evaluate)
-        fc, fd = np.where(left, value, fd), np.where(left, fc, value)
-        c, d = c_new, d_new
-    better = fc >= fd
-    return np.where(better, fc, fd), np.where(better, c, d)
+def _grid_maximum(objective, lo, hi):
+    """Vectorised maximisation of unimodal objectives on ``[lo, hi]``: a grid, refined around
+    its best point until the spacing is negligible. Returns the maximum, its place, and the
+    search error (the second difference at the best point, which bounds how far the maximum
+    between grid points can rise above the best grid value)."""
+    columns = np.arange(lo.size)
+    steps = np.linspace(0.0, 1.0, _GRID)[:, None]
+    for _ in range(_STAGES):
+        grid = lo[None, :] + (hi - lo)[None, :] * steps
+        values = objective(grid)
+        best = np.argmax(values, axis=0)
+        below, above = np.maximum(best - 1, 0), np.minimum(best + 1, _GRID - 1)
+        lo, hi = grid[below, columns], grid[above, columns]
+        if np.all(hi - lo <= 1e-12 * (1 + np.abs(hi))):
+            break
+    top, left, right = values[best, columns], values[below, columns], values[above, columns]
+    with np.errstate(invalid="ignore"):
+        search = np.where(np.isfinite(left) & np.isfinite(right),
+                          np.abs(left + right - 2 * top), 0.0)
+    return top, grid[best, columns], search
 
 
 def _orders(alphas, rhos) -> tuple[np.ndarray, np.ndarray]:
@@ -147,14 +169,22 @@ def _orders(alphas, rhos) -> tuple[np.ndarray, np.ndarray]:
     return alphas, rhos
 
 
-def _maximise_over_q(objective, alphas, rhos):
-    """The maximum of ``objective(t)`` over ``t = −log q`` in ``[ρ, ρ + 40 + 800/(α − 1)]``."""
-    return _golden_maximum(objective, rhos, rhos + 40 + 800 / (alphas - 1))
+def _maximise_over_q(objective, alphas, rhos, far):
+    """The maximum of ``objective(t)`` over ``t = −log q`` from ``ρ`` to beyond ``far``, the
+    optimum's place for tiny ``q`` (where ``p* ≈ e^{(α−1)ρ/α} q^{1−1/α}``)."""
+    hi = np.maximum(rhos + 40 + 800 / (alphas - 1), 2 * far + 40)
+    return _grid_maximum(objective, rhos.copy(), hi)
 
 
 def _pairs(alphas, rhos, t) -> list[tuple[float, float]]:
     log_p = _log_boundary(alphas, -t, (alphas - 1) * rhos)
     return [(float(p), float(q)) for p, q in zip(np.exp(log_p), np.exp(-t))]
+
+
+def _rounding(log_p, t, *others) -> np.ndarray:
+    """Absolute error of a value formed from ``log p*`` (bisected to a few ulps), ``t`` and
+    further logarithms."""
+    return 16 * EPS * (1 + np.abs(log_p) + np.abs(t) + sum(np.abs(o) for o in others))
 
 
 def optimal_epsilons(alphas, rhos, delta: float) -> list[Converted]:
@@ -165,30 +195,52 @@ def optimal_epsilons(alphas, rhos, delta: float) -> list[Converted]:
 
     def objective(t):
         log_p = _log_boundary(alphas, -t, log_budget)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             gap = np.where(log_p > log_delta, np.log(-np.expm1(log_delta - log_p)), -np.inf)
         return log_p + gap + t
 
-    best, t = _maximise_over_q(objective, alphas, rhos)
-    epsilons = np.maximum(best + _MARGIN * (1 + np.abs(best)), 0.0)
+    # For tiny q the optimum has p* = αδ: t = α/(α−1)·(log(1/(αδ)) + ρ(α−1)/α).
+    far = alphas / (alphas - 1) * (-np.log(alphas * delta) + rhos * (alphas - 1) / alphas)
+    best, t, search = _maximise_over_q(objective, alphas, rhos, far)
+    log_p = _log_boundary(alphas, -t, log_budget)
+    # The loss of log(p* − δ) when p* is close to δ: d log(p − δ) = dp/(p − δ).
+    with np.errstate(divide="ignore", over="ignore"):
+        amplify = 1 + 1 / -np.expm1(log_delta - log_p)
+    error = _rounding(log_p, t, log_delta) * amplify + search
+    upper = best + error + _MARGIN * (1 + np.abs(best))
+    epsilons = np.where(upper > 0, np.nextafter(upper, np.inf), 0.0)   # ε* = max(·, 0)
     return [Converted(float(e), delta, float(a), pair)
             for e, a, pair in zip(epsilons, alphas, _pairs(alphas, rhos, t))]
 
 
 def optimal_deltas(alphas, rhos, epsilon: float) -> list[Converted]:
-    """``δ*(ε) = max_q p*(q) − e^ε q`` for each ``(α, ρ)`` (seed 004), rounded up."""
+    """``δ*(ε) = max_q p*(q) − e^ε q`` for each ``(α, ρ)`` (seed 004), rounded up.
+
+    Maximised as ``log δ = log p* + log(1 − e^{ε − t − log p*})`` (``q = e^{−t}``), so a δ of
+    1e-140 keeps its digits; a δ below the smallest double is reported as that double."""
     alphas, rhos = _orders(alphas, rhos)
     if not (epsilon >= 0 and math.isfinite(epsilon)):
         raise InvalidSpecification(f"--epsilon must be a finite number >= 0, got {epsilon}")
     log_budget = (alphas - 1) * rhos
 
     def objective(t):
-        return np.exp(_log_boundary(alphas, -t, log_budget)) - np.exp(epsilon - t)
+        log_p = _log_boundary(alphas, -t, log_budget)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return np.where(log_p > epsilon - t,
+                            log_p + np.log(-np.expm1(epsilon - t - log_p)), -np.inf)
 
-    best, t = _maximise_over_q(objective, alphas, rhos)
-    deltas = np.minimum(np.maximum(best, 0.0) * (1 + _MARGIN) + 1e-300, 1.0)
+    # For tiny q the optimum is at q = (1 − 1/α)^α e^{(α−1)ρ} e^{−αε}.
+    far = alphas * epsilon - (alphas - 1) * rhos - alphas * np.log1p(-1 / alphas)
+    best, t, search = _maximise_over_q(objective, alphas, rhos, far)
+    log_p = _log_boundary(alphas, -t, log_budget)
+    # The loss of log(p* − γq) when p* is close to γq: d log(p − γq) = dp/(p − γq).
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        amplify = 1 + 1 / -np.expm1(epsilon - t - log_p)
+        error = np.where(np.isfinite(best), _rounding(log_p, t, epsilon) * amplify + search, 0.0)
+        deltas = np.exp(best + error) * (1 + _MARGIN)
+    deltas = np.where(np.isfinite(best), np.maximum(np.nextafter(deltas, np.inf), SMALLEST), 0.0)
     return [Converted(epsilon, float(d), float(a), pair)
-            for d, a, pair in zip(deltas, alphas, _pairs(alphas, rhos, t))]
+            for d, a, pair in zip(np.minimum(deltas, 1.0), alphas, _pairs(alphas, rhos, t))]
 
 
 def optimal_epsilon(alpha: float, rho: float, delta: float) -> Converted:

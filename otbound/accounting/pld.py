@@ -19,15 +19,19 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from dp_accounting.pld import pld_pmf
+from dp_accounting.pld import common, pld_pmf
 from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
 from otbound.accounting.steps import Case, Step, check_composable
 from otbound.amplification import branches_delta
-from otbound.errors import InvalidSpecification
+from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.limits import DISCRETISATION as DISCRETISATION_RANGE
+from otbound.limits import MAX_PLD_POINTS, show
 from otbound.pairs import Family, FinitePair, MixturePair
 
 DISCRETISATION = 1e-4
+TRUNCATION = 1e-15
+"""Tail mass dp_accounting may cut (pessimistically) in each self-composition."""
 TAIL = 1e-25
 """Probability mass of ``P`` left outside the loss grid (it is moved pessimistically)."""
 TOLERANCE = 1e-6
@@ -45,8 +49,7 @@ def _reach(family: Family, log_weight: float) -> float:
 def pair_loss_range(pair: MixturePair | FinitePair) -> tuple[float, float]:
     """The privacy losses ``log P/Q`` taken on the bulk of ``P`` (monotone in ``z``)."""
     if isinstance(pair, FinitePair):
-        with np.errstate(divide="ignore"):
-            loss = np.log(pair.p) - np.log(pair.q)
+        loss = pair.log_ratio
         finite = loss[np.isfinite(loss) & (pair.p > 0)]
         return float(finite.min()), float(finite.max())
     keep = pair.p_log_weights > math.log(TAIL)
@@ -67,13 +70,34 @@ def profile_pld(profile, low: float, high: float,
                 discretisation: float = DISCRETISATION) -> PrivacyLossDistribution:
     """The connect-the-dots PLD of a privacy profile ``δ(ε)`` (upper bounds, vectorised in ε)
     on the losses ``[low, high]`` (Doroshenko et al. 2022, Zhu et al. 2022)."""
-    if not (discretisation > 0 and math.isfinite(discretisation)):
-        raise InvalidSpecification(f"--discretisation must be > 0, got {discretisation}")
+    check_discretisation(discretisation)
+    points = math.ceil(high / discretisation) - math.floor(low / discretisation) + 1
+    if points > MAX_PLD_POINTS:
+        raise UnsupportedOperation(
+            f"the PLD of one step would need {points:.3g} grid points (losses {low:.3g} to "
+            f"{high:.3g} at --discretisation {show(discretisation)}); at most "
+            f"{MAX_PLD_POINTS:.3g} are allowed: use a coarser --discretisation or --accountant rdp")
     rounded = np.arange(math.floor(low / discretisation), math.ceil(high / discretisation) + 1)
     deltas = np.asarray(profile(rounded * discretisation), dtype=float)
     deltas = np.minimum.accumulate(np.clip(deltas, 0.0, 1.0))
     pmf = pld_pmf.create_pmf_pessimistic_connect_dots(discretisation, rounded, deltas)
     return PrivacyLossDistribution(pmf)
+
+
+def check_discretisation(discretisation: float) -> None:
+    low, high = DISCRETISATION_RANGE
+    if not low <= discretisation <= high:
+        raise InvalidSpecification(
+            f"--discretisation must be in [{low:g}, {high:g}], got {show(discretisation)}")
+
+
+def _composed_points(pld: PrivacyLossDistribution, count: int) -> int:
+    """Grid points of ``count`` self-compositions, by dp_accounting's own Chernoff bounds on the
+    support it keeps (tails of mass ``TRUNCATION`` are cut)."""
+    # dp_accounting keeps the probabilities of a dense pmf here (it has no public accessor).
+    probabilities = pld._pmf_remove.to_dense_pmf()._probs
+    lower, upper = common.compute_self_convolve_bounds(probabilities, count, TRUNCATION)
+    return upper - lower + 1
 
 
 def compose(steps: list[Step],
@@ -83,7 +107,15 @@ def compose(steps: list[Step],
     composed = None
     for step in steps:
         plds = [case_pld(case, discretisation) for case in step.cases]
-        plds = [pld.self_compose(step.count) if step.count > 1 else pld for pld in plds]
+        for pld in plds:
+            points = _composed_points(pld, step.count) if step.count > 1 else 0
+            if points > MAX_PLD_POINTS:
+                raise UnsupportedOperation(
+                    f"composing {step.count} steps would need a PLD of {points:.3g} grid points "
+                    f"(at most {MAX_PLD_POINTS:.3g}); use a coarser --discretisation or "
+                    "--accountant rdp")
+        plds = [pld.self_compose(step.count, TRUNCATION) if step.count > 1 else pld
+                for pld in plds]
         composed = plds if composed is None else [a.compose(b) for a, b in zip(composed, plds)]
     return composed
 

@@ -8,10 +8,12 @@ pairs. A pair of datasets stays in one case for the whole run, so composition is
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from otbound.amplification import Branch, tight_branches
 from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.limits import MAX_STEPS, show
 from otbound.mechanisms import Mechanism, describe
 from otbound.subsampling import Subsampling
 
@@ -33,8 +35,10 @@ class Step:
 
     def __post_init__(self) -> None:
         count = self.count
-        if isinstance(count, bool) or not float(count).is_integer() or count < 1:
-            raise InvalidSpecification(f"--steps must be an integer >= 1, got {count}")
+        if (isinstance(count, bool) or not math.isfinite(float(count))
+                or not float(count).is_integer() or not 1 <= count <= MAX_STEPS):
+            raise InvalidSpecification(
+                f"--steps must be an integer in [1, {MAX_STEPS:.0e}], got {show(count)}")
         object.__setattr__(self, "count", int(count))
 
 

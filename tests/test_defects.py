@@ -1,0 +1,240 @@
+"""The soundness defects found by fuzzing (issue 9), one test each, against independent references.
+
+Every reference comes from ``tests/oracle.py`` (exact rationals, mpmath, arb) or a closed form;
+every comparison is made *with sign*: a reported bound below its reference fails, however close.
+"""
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+import oracle
+from otbound.accounting import rdp as rdp_accounting
+from otbound.accounting.accountant import Accountant, account
+from otbound.accounting.conversion import Conversion
+from otbound.accounting.steps import subsampled_step
+from otbound.amplification import Method, adp, rdp
+from otbound.cli import main
+from otbound.mechanisms import RandomizedResponse, gaussian
+from otbound.subsampling import Subsampling
+
+
+def run_cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code, err, *fragments):
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("otbound: error: ")
+    assert "Traceback" not in err and "Warning" not in err
+    for fragment in fragments:
+        assert fragment in err
+
+
+def values(bounds):
+    return np.array([b.value for b in bounds])
+
+
+def at_least(reported: float, reference) -> bool:
+    """``reported ≥ reference`` exactly (the reference is an mpmath number)."""
+    return mp.mpf(reported) >= reference
+
+
+# 1. The optimal conversion formed p* − e^ε q outside log space and added 1e-300.
+
+def gaussian_delta(mu: float, epsilon: float):
+    """Exact δ(ε) of N(μ, 1) against N(0, 1) (Balle & Wang 2018), in mpmath."""
+    with mp.workdps(60):
+        mu, epsilon = mp.mpf(mu), mp.mpf(epsilon)
+        return mp.ncdf(mu / 2 - epsilon / mu) - mp.exp(epsilon) * mp.ncdf(-mu / 2 - epsilon / mu)
+
+
+def test_rdp_accountant_delta_is_above_the_exact_gaussian_delta():
+    # r = 1, K = 4, σ = 100: every step is the Gaussian mechanism with sensitivity 4.
+    step = subsampled_step(Subsampling("poisson", rate=1.0, group=4), gaussian(100.0), 1)
+    guarantee = account([step], Accountant.RDP, epsilon=1.0)
+    truth = gaussian_delta(4 / 100, 1.0)
+    assert 1e-150 < truth < 1e-135
+    assert at_least(guarantee.delta, truth)
+
+
+def test_optimal_conversion_is_at_least_the_high_precision_optimum():
+    step = subsampled_step(Subsampling("poisson", rate=0.01), gaussian(2.0), 10)
+    curve = rdp_accounting.compose([step])
+    converted = rdp_accounting.delta_for_epsilon(curve, 2.0, Conversion.OPTIMAL)
+    rho = curve.epsilons[curve.orders == converted.order][0]
+    reference = oracle.optimal_delta(converted.order, rho, 2.0)
+    assert 1e-36 < reference < 1e-32
+    assert at_least(converted.delta, reference)
+    assert converted.delta <= float(reference) * (1 + 1e-6)
+
+
+# 2. Hypergeometric weights summed to 1 − 2.7e-13; the RDP value went negative.
+
+@pytest.mark.parametrize("method", [Method.TIGHT, Method.AGNOSTIC])
+def test_k_fold_substitution_near_half_is_positive_and_sound(method):
+    setting = Subsampling("wor", batch_size=1, dataset_size=1000, substitutions=5)
+    mechanism = RandomizedResponse(0.5000001)
+    for bound, alpha in zip(rdp(setting, mechanism, method, [1.0001, 2.0]), (1.0001, 2.0)):
+        reference = oracle.rr_wor_log_psi(1, 1000, 5, 0.5000001, alpha) / (mp.mpf(alpha) - 1)
+        assert bound.value > 0 and at_least(bound.value, reference)
+
+
+# 3. Randomized-response output probabilities were stored directly, so p − q cancelled.
+
+def test_randomized_response_at_a_tiny_rate_keeps_its_digits():
+    setting = Subsampling("poisson", rate=1e-6, removals=1)
+    (bound,) = rdp(setting, RandomizedResponse(0.5000001), Method.TIGHT, [2.0])
+    reference = oracle.rr_poisson_log_psi(1e-6, 0.5000001, 0, 1, 2)
+    assert at_least(bound.value, reference)
+    assert bound.value - bound.error <= reference * (1 + mp.mpf(1e-12))   # and close to it
+
+
+# 4. Error bars that did not cover the rounding; δ that underflowed to exactly zero.
+
+def test_binomial_expansion_error_bar_covers_its_rounding():
+    setting = Subsampling("poisson", rate=0.1)
+    (bound,) = rdp(setting, gaussian(100.0), Method.TIGHT, [512.0])
+    reference = oracle.gaussian_removal_log_psi(0.1, 100.0, 512) / 511
+    assert at_least(bound.value, reference)
+    assert bound.value - bound.error <= reference * (1 + mp.mpf(1e-13))
+
+
+def test_a_positive_delta_below_the_smallest_double_is_not_reported_as_zero():
+    setting = Subsampling("poisson", rate=0.1, removals=1)
+    (bound,) = adp(setting, gaussian(1.0), Method.TIGHT, [800.0])
+    truth = oracle.mixture_delta(oracle.poisson_group_pair(0.1, 0, 1), 800.0)
+    assert 0 < truth < 1e-308
+    assert bound.value > 0
+
+
+# 5. The K-fold substitution "tight" path was 001 Prop. E.5, which is not tight.
+
+def test_k_fold_substitution_tight_is_below_posthoc_and_monotone():
+    setting = Subsampling("wor", batch_size=1, dataset_size=1000, substitutions=2)
+    rr = RandomizedResponse(0.75)
+    orders = [1.5, 2.0, 8.0, 64.0]
+    tight, posthoc = (values(rdp(setting, rr, m, orders)) for m in (Method.TIGHT, Method.POSTHOC))
+    assert np.all(np.diff(tight) >= 0) and np.all(tight <= posthoc)
+    for alpha, value in zip(orders, tight):
+        reference = oracle.rr_wor_log_psi(1, 1000, 2, 0.75, alpha) / (mp.mpf(alpha) - 1)
+        assert at_least(value, reference) and value <= float(reference) * (1 + 1e-9)
+    (delta,) = adp(setting, rr, Method.TIGHT, [0.01])
+    assert delta.value == 0.0 == oracle.rr_wor_delta(1, 1000, 2, 0.75, 0.01)
+
+
+def test_gaussian_under_substitution_is_refused_alike_for_every_group_size(capsys):
+    for group in (1, 2):
+        code, _, err = run_cli(capsys, "rdp", "--scheme", "wor", "--batch-size", 1,
+                               "--dataset-size", 1000, "--substitutions", group,
+                               "--mechanism", "gaussian", "--sigma", 1, "--alpha", 2)
+        assert_one_line_error(code, err, "no exact solver", "--method agnostic")
+
+
+# 6. Monotonicity in α and ε; an error bar too small for θ close to 1.
+
+def test_agnostic_rdp_never_decreases_in_the_order():
+    setting = Subsampling("poisson", rate=1e-6)
+    curve = values(rdp(setting, gaussian(1.0), Method.AGNOSTIC, [2.0, 2.5, 3.0, 7.5, 8.0]))
+    assert np.all(np.diff(curve) >= 0) and curve[0] < 1e-5
+
+
+def test_posthoc_delta_never_increases_in_epsilon():
+    setting = Subsampling("poisson", rate=1e-6, group=8)
+    curve = values(adp(setting, gaussian(0.3), Method.POSTHOC, [0.5, 2.0, 4.0, 16.0]))
+    assert np.all(np.diff(curve) <= 0)
+
+
+def test_randomized_response_close_to_one_has_an_error_bar_that_covers_the_truth():
+    setting = Subsampling("poisson", rate=0.7, group=32)
+    rr = RandomizedResponse(0.999999)
+    (tight,) = rdp(setting, rr, Method.TIGHT, [2.0])
+    (agnostic,) = rdp(setting, rr, Method.AGNOSTIC, [2.0])
+    truth = oracle.rr_poisson_group_log_psi(0.7, 0.999999, 32, 2)
+    estimate = tight.value - tight.error
+    assert estimate - tight.error <= truth <= tight.value   # [estimate ± error] holds the truth
+    assert estimate <= agnostic.value
+
+
+# 7.–9. Overflow, memory and time: exit 0 with a sound value or exit 2 with one line.
+
+def test_epsilon_beyond_exp_overflow_gives_an_exact_zero(capsys):
+    code, out, err = run_cli(capsys, "adp", "--scheme", "poisson", "--rate", 0.1,
+                             "--mechanism", "randomized-response", "--theta", 0.75,
+                             "--epsilon", 1000, "--json")
+    assert code == 0 and err == "" and '"delta": [\n    0.0\n  ]' in out
+
+
+@pytest.mark.parametrize("argv, fragments", [
+    (["rdp", "--scheme", "poisson", "--rate", 0.1, "--mechanism", "gaussian", "--sigma", 1e300,
+      "--alpha", 2], ["noise multiplier", "[0.001, 1e+06]", "1e+300"]),
+    (["rdp", "--scheme", "poisson", "--rate", 0.1, "--mechanism", "gaussian", "--sigma", 1,
+      "--sensitivity", 1e-320, "--alpha", 2], ["noise multiplier", "1e-320"]),
+    (["account", "--scheme", "poisson", "--rate", 0.1, "--mechanism", "gaussian", "--sigma", 1,
+      "--steps", "99999999999999999999", "--delta", 1e-6], ["--steps", "[1, 1e+09]"]),
+    (["account", "--scheme", "poisson", "--rate", 0.1, "--mechanism", "gaussian", "--sigma", 1,
+      "--steps", 10, "--delta", 1e-6, "--discretisation", 1e-12], ["--discretisation", "1e-12"]),
+    (["account", "--scheme", "poisson", "--rate", 0.1, "--mechanism", "gaussian", "--sigma", 1,
+      "--steps", 10, "--delta", 1e-6, "--discretisation", 1e300], ["--discretisation"]),
+    (["rdp", "--scheme", "poisson", "--rate", 0.1, "--group", "100000000000000000000",
+      "--mechanism", "gaussian", "--sigma", 1, "--alpha", 2], ["--group", "[1, 64]"]),
+    (["adp", "--scheme", "poisson", "--rate", 0.1, "--mechanism", "gaussian", "--sigma", 1,
+      "--epsilon", 1e308], ["--epsilon", "[0, 1000]", "1e+308"]),
+    (["rdp", "--scheme", "poisson", "--rate", 0.1, "--mechanism", "gaussian", "--sigma", 1,
+      "--alpha", 10000.000001], ["10000.000001"]),
+    (["account", "--scheme", "poisson", "--rate", 0.1, "--mechanism", "gaussian", "--sigma", 1,
+      "--steps", 10, "--delta", "-1e-6"], ["--delta must be in (0, 1)", "-1e-06"]),
+])
+def test_out_of_range_inputs_give_one_line(capsys, argv, fragments):
+    code, _, err = run_cli(capsys, *argv)
+    assert_one_line_error(code, err, *fragments)
+
+
+def test_a_pld_too_large_for_memory_is_refused_and_rdp_answers(capsys):
+    argv = ["account", "--scheme", "poisson", "--rate", 0.5, "--mechanism", "gaussian",
+            "--sigma", 0.3, "--steps", 1000000, "--delta", 1e-6]
+    code, _, err = run_cli(capsys, *argv, "--accountant", "pld")
+    assert_one_line_error(code, err, "grid points", "--accountant rdp")
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 0 and err == "" and "accountant rdp" in out and "pld: unavailable" in out
+
+
+# Wrong or unclear messages, and the better of the two accountants.
+
+def test_agnostic_delta_at_large_epsilon_is_a_number(capsys):
+    code, out, err = run_cli(capsys, "adp", "--scheme", "poisson", "--rate", 0.1,
+                             "--mechanism", "gaussian", "--sigma", 1, "--epsilon", 800,
+                             "--method", "agnostic")
+    assert code == 0 and err == ""
+
+
+def test_pld_reports_delta_at_most_one(capsys):
+    code, out, err = run_cli(capsys, "account", "--scheme", "poisson", "--rate", 0.1,
+                             "--mechanism", "gaussian", "--sigma", 1, "--steps", 1000000,
+                             "--epsilon", 1, "--accountant", "pld", "--json")
+    assert code == 0 and '"delta": 1.0' in out
+
+
+def test_tiny_delta_is_answered_by_the_rdp_accountant(capsys):
+    argv = ["account", "--scheme", "poisson", "--rate", 0.1, "--mechanism", "gaussian",
+            "--sigma", 1, "--steps", 10, "--delta", 1e-300]
+    code, _, err = run_cli(capsys, *argv, "--accountant", "pld")
+    assert_one_line_error(code, err, "cannot certify", "--accountant rdp")
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 0 and "accountant rdp" in out
+
+
+def test_best_accountant_reports_the_smaller_sound_answer():
+    step = subsampled_step(Subsampling("poisson", rate=1.0), gaussian(100.0), 1000000)
+    both = account([step], delta=1e-12)
+    rdp_only = account([step], Accountant.RDP, delta=1e-12)
+    assert both.accountant is Accountant.RDP and both.epsilon == rdp_only.epsilon
+    assert both.details["compared"]["pld"]["epsilon"] > both.epsilon
+    # The steps compose to one Gaussian with μ = √T/σ = 10: its exact ε is the floor for both.
+    with mp.workdps(60):
+        exact = mp.findroot(lambda e: mp.log(gaussian_delta(10.0, e)) - mp.log(1e-12), 120)
+    assert 119 < exact < 120 and at_least(both.epsilon, exact)
