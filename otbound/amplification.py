@@ -54,7 +54,21 @@ def rdp(setting: Subsampling, mechanism: Mechanism, method: Method, alphas) -> l
     alphas = check_orders(alphas)
     evaluate = {Method.TIGHT: _tight_rdp, Method.AGNOSTIC: _agnostic_rdp,
                 Method.POSTHOC: _posthoc_rdp}[method]
-    return evaluate(setting, mechanism, alphas).as_list()
+    return _monotone(evaluate(setting, mechanism, alphas), alphas).as_list()
+
+
+def _monotone(bounds: Bounds, points: np.ndarray, decreasing: bool = False) -> Bounds:
+    """The curve raised where needed to be non-decreasing (or non-increasing) in ``points``.
+
+    True ε(α) never decreases and true δ(ε) never increases, so the bound at one point also
+    bounds the others on its side; raising a value keeps it an upper bound. This only removes
+    rounding-level wiggles (and those of the approximate optimisers of the post-hoc method)."""
+    order = np.argsort(points, kind="stable")
+    if decreasing:
+        order = order[::-1]
+    upper = bounds.upper.copy()
+    upper[order] = np.maximum.accumulate(bounds.upper[order])
+    return Bounds(upper, np.minimum(bounds.estimate, upper))
 
 
 def per_order(log_psi: Bounds, alphas: np.ndarray) -> Bounds:
@@ -125,7 +139,7 @@ def _tight_rdp(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray,
 
 
 def _agnostic_rdp(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
-    profile = mechanism.group_log_psi
+    profile = _once_per_distance(mechanism.group_log_psi)
     if setting.scheme == "wor":
         if setting.substitutions > 1:   # 001 Prop. E.5
             weights = _hypergeometric(setting)
@@ -148,6 +162,21 @@ def _agnostic_rdp(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray
                 lambda n: _zhu_wang(setting.rate, profile, n, factor), alphas))
         cases.append(minimum(bounds))
     return maximum(cases)
+
+
+def _once_per_distance(profile: Callable[[int, np.ndarray], Bounds]):
+    """The group privacy profile, evaluated once per distance and set of points (the product
+    coupling meets every distance up to ``K`` many times)."""
+    cache: dict = {}
+
+    def cached(distance: int, points) -> Bounds:
+        points = np.atleast_1d(np.asarray(points, dtype=float))
+        key = (distance, points.tobytes())
+        if key not in cache:
+            cache[key] = profile(distance, points)
+        return cache[key]
+
+    return cached
 
 
 def _hypergeometric(setting: Subsampling) -> np.ndarray:
@@ -265,6 +294,7 @@ def adp(setting: Subsampling, mechanism: Mechanism, method: Method,
     epsilons = check_epsilons(epsilons)
     result = {Method.TIGHT: _tight_delta, Method.AGNOSTIC: _agnostic_delta,
               Method.POSTHOC: _posthoc_delta}[method](setting, mechanism, epsilons)
+    result = _monotone(result, epsilons, decreasing=True)
     return Bounds(np.minimum(result.upper, 1.0), np.minimum(result.estimate, 1.0)).as_list()
 
 
@@ -294,7 +324,7 @@ def _tight_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.ndarra
 
 
 def _agnostic_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
-    profile = mechanism.group_delta
+    profile = _once_per_distance(mechanism.group_delta)
     if setting.scheme == "wor":
         if setting.substitutions > 1:   # 001 Prop. E.5
             weights = _hypergeometric(setting)

@@ -164,25 +164,42 @@ def _log_survival(pair: MixturePair, x: np.ndarray) -> np.ndarray:
 
 def _deltas_at(pair: MixturePair, epsilons: np.ndarray, roots: np.ndarray,
                steps: np.ndarray, tolerance: float) -> list[NumericBound]:
-    """``δ = P(Z > z*) − e^ε Q(Z > z*)`` at each root, vectorised."""
+    """``δ = A − e^ε B`` at each root, ``A = P(Z > z*)`` and ``B = Q(Z > z*)``, vectorised.
+
+    Each term ``w_i S_i`` of ``A`` (and ``B``) is the exponential of a sum of logarithms, so it
+    carries a few ulps of ``|log w_i| + |log S_i|`` (the log-weights are correctly rounded, and
+    ``log S`` is accurate to a few ulps); the share-weighted sum of these is the relative error of
+    ``A``, which the cancellation in ``A − e^ε B`` amplifies by ``A/δ``."""
     s = pair.scale
     survival_p = _log_survival(pair, (roots[None, :] - pair.p_means[:, None]) / s)
     survival_q = _log_survival(pair, (roots[None, :] - pair.q_means[:, None]) / s)
-    log_a = log_sum_exp(pair.p_log_weights[:, None] + survival_p, axis=0)
-    log_b = epsilons + log_sum_exp(pair.q_log_weights[:, None] + survival_q, axis=0)
-    # A survival probability exp(l) computed from log l carries ~|l| ulps of relative error.
-    magnitude = 1 + np.maximum(np.maximum(np.abs(survival_p).max(axis=0),
-                                          np.abs(survival_q).max(axis=0)), epsilons)
-    size = np.exp(log_a) + np.exp(log_b)
-    with np.errstate(invalid="ignore"):
-        delta = np.where(log_b >= log_a, 0.0, -np.exp(log_a) * np.expm1(log_b - log_a))
-    error = 8 * EPS * magnitude * size + (steps / s) ** 2 * size  # root error: second order
+    relative_a, log_a = _relative_rounding(pair.p_log_weights, survival_p)
+    relative_b, log_q_tail = _relative_rounding(pair.q_log_weights, survival_q)
+    log_b = epsilons + log_q_tail
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        ratio = np.exp(np.minimum(log_b - log_a, 0.0))   # e^ε B / A (< 1 where δ > 0)
+        delta = np.where(log_b >= log_a, 0.0, np.exp(log_a + np.log1p(-ratio)))
+        amplify = (1 + ratio) / (1 - ratio)
+        relative = (8 * EPS * (relative_a + ratio * (relative_b + np.abs(epsilons))) / (1 - ratio)
+                    + (steps / s) ** 2 * amplify)   # the root's error enters at second order
+        error = np.where(log_b >= log_a, 0.0, delta * relative)
     bounds = []
-    for epsilon, root, step, d, e in zip(epsilons, roots, steps, delta, error):
-        if e > tolerance * d:
+    for epsilon, root, step, d, e, r in zip(epsilons, roots, steps, delta, error, relative):
+        if not (r <= tolerance):
             d, e = _precise_delta(pair, float(epsilon), float(root), float(step))
         bounds.append(NumericBound.rounded_up(float(d), float(e)))
     return bounds
+
+
+def _relative_rounding(log_weights: np.ndarray, log_survival: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """``(Σ_i share_i (1 + |log w_i| + |log S_i|), log Σ_i w_i S_i)`` per column."""
+    terms = log_weights[:, None] + log_survival
+    total = log_sum_exp(terms, axis=0)
+    magnitude = 1 + np.abs(log_weights)[:, None] + np.abs(log_survival)
+    with np.errstate(invalid="ignore", over="ignore"):
+        shares = np.exp(terms - np.where(np.isfinite(total), total, 0.0)[None, :])
+    return (shares * magnitude).sum(axis=0), total
 
 
 def _precise_delta(pair: MixturePair, epsilon: float, root: float,
@@ -204,5 +221,9 @@ def _precise_delta(pair: MixturePair, epsilon: float, root: float,
         a = total(pair.p_means, pair.p_log_weights)
         b = mp.exp(mp.mpf(epsilon)) * total(pair.q_means, pair.q_log_weights)
         delta = max(a - b, mp.mpf(0))
-        error = mp.mpf(10) ** -35 * (a + b) + (mp.mpf(step) / s) ** 2 * (a + b)
+        # The log-weights are doubles (correctly rounded): each weight is off by an ulp of its
+        # logarithm, which no working precision removes.
+        weights = np.abs(np.concatenate([pair.p_log_weights, pair.q_log_weights]))
+        representation = 2 * EPS * (1 + float(weights.max()))
+        error = (mp.mpf(10) ** -35 + (mp.mpf(step) / s) ** 2 + representation) * (a + b)
         return float(delta), float(error) + 2 * EPS * float(delta)

@@ -130,14 +130,36 @@ class MixturePair:
 
     def log_relative_density(self, side: str, z: np.ndarray) -> np.ndarray:
         """``log(P/D_0)`` (side ``"p"``) or ``log(Q/D_0)`` (side ``"q"``), accurate near zero."""
+        return self._log_relative(side, z)[0]
+
+    def log_relative_density_error(self, side: str, z: np.ndarray) -> np.ndarray:
+        """A bound on the absolute rounding error of :meth:`log_relative_density`.
+
+        Each term ``w_i e^{λ_i}`` (or ``w_i expm1(λ_i)`` near zero) is off by a few ulps of
+        ``|log w_i| + |λ_i|`` (the log-weights are correctly rounded); the error of the sum is
+        their share-weighted total, whatever cancellation the sum itself contains."""
+        return self._log_relative(side, z)[1]
+
+    def _log_relative(self, side: str, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         means, log_weights = self.components(side)
         lam = self.relative_log(means, z)
-        result = log_sum_exp(log_weights[:, None] + lam, axis=0)
+        logs = log_weights[:, None] + lam
+        result = log_sum_exp(logs, axis=0)
+        # Far from zero: each log-term is off by ulps of its parts, the sum by ulps of itself.
+        magnitude = np.abs(log_weights)[:, None] + np.abs(lam)
+        with np.errstate(over="ignore", invalid="ignore"):
+            shares = np.exp(logs - result[None, :])
+        error = (shares * magnitude).sum(axis=0) + np.abs(logs.max(axis=0)) + np.abs(result)
         near = np.abs(lam).max(axis=0) < SMALL
         if near.any():
-            total = (np.exp(log_weights)[:, None] * np.expm1(lam[:, near])).sum(axis=0)
-            result[near] = np.where(np.abs(total) < SMALL, np.log1p(total), result[near])
-        return result
+            # Near zero: log1p(Σ w_i expm1(λ_i)), each term off by ulps of its parts.
+            terms = np.exp(log_weights)[:, None] * np.expm1(lam[:, near])
+            total = terms.sum(axis=0)
+            use = np.abs(total) < SMALL
+            result[near] = np.where(use, np.log1p(total), result[near])
+            small = (np.abs(terms) * (2 + magnitude[:, near])).sum(axis=0) / (1 + total)
+            error[near] = np.where(use, small + np.abs(result[near]), error[near])
+        return result, 4 * EPS * error
 
     def log_loss(self, z: np.ndarray) -> np.ndarray:
         """The privacy loss ``log P(z) − log Q(z)``."""

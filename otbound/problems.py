@@ -74,17 +74,20 @@ def insert_remove_pattern(inserted: int, removed: int) -> ConstraintMatrix:
 
 
 def log_binomial_weights(count: int, rate: float) -> np.ndarray:
-    """``log Binom(i | count, rate)`` for ``i = 0 … count``, accurate for tiny rates.
+    """``log Binom(i | count, rate)`` for ``i = 0 … count``, correctly rounded (formed in
+    mpmath from the exact rate), so that each weight is off by at most an ulp of its logarithm."""
+    with mp.workdps(40):
+        r = mp.mpf(rate)
+        log_r = mp.log(r) if rate > 0 else None
+        log_keep = mp.log1p(-r) if rate < 1 else None
 
-    The binomial coefficients are exact integers; each logarithm is off by a few ulps of its
-    magnitude at most."""
-    i = np.arange(count + 1)
-    log_choose = np.array([math.log(math.comb(count, k)) for k in i])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_r = np.where(i > 0, i * math.log(rate) if rate > 0 else -np.inf, 0.0)
-        log_keep = np.where(count - i > 0,
-                            (count - i) * math.log1p(-rate) if rate < 1 else -np.inf, 0.0)
-    return log_choose + log_r + log_keep
+        def log_weight(i: int) -> float:
+            if (i > 0 and log_r is None) or (i < count and log_keep is None):
+                return -math.inf
+            return float(mp.log(math.comb(count, i)) + (i * log_r if i else 0)
+                         + ((count - i) * log_keep if i < count else 0))
+
+        return np.array([log_weight(i) for i in range(count + 1)])
 
 
 def log_hypergeometric_weights(size: int, group: int, batch: int) -> np.ndarray:

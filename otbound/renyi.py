@@ -16,7 +16,6 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
-from otbound import reference
 from otbound.errors import InvalidSpecification
 from otbound.limits import MAX_ALPHA, show
 from otbound.numeric import EPS, NumericBound, exact_zero
@@ -91,8 +90,10 @@ def _log_psi_from_excess(log_excess: np.ndarray, relative_error: np.ndarray
 
 
 def log_expm1(x) -> np.ndarray:
-    """``log(e^x − 1)`` for ``x ≥ 0`` (``−inf`` at zero), accurate for tiny and huge ``x``."""
-    x = np.asarray(x, dtype=float)
+    """``log(e^x − 1)`` for ``x ≥ 0`` (``−inf`` at zero), accurate for tiny and huge ``x``.
+
+    ``x`` is a logarithm of ``Ψ ≥ 1``: a negative ``x`` can only be rounding, and counts as 0."""
+    x = np.maximum(np.asarray(x, dtype=float), 0.0)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         return np.where(x > 1, x + np.log1p(-np.exp(-x)), np.log(np.expm1(np.minimum(x, 1))))
 
@@ -137,21 +138,7 @@ def log_psi_curve(pair: MixturePair | FinitePair, alphas,
             values[integer], errors[integer] = _binomial(pair, alphas[integer].astype(int))
         if (~integer).any():
             values[~integer], errors[~integer] = _integrated(pair, alphas[~integer])
-        _escalate(pair, alphas, values, errors)
     return [NumericBound.rounded_up(float(v), float(e)) for v, e in zip(values, errors)]
-
-
-ESCALATE = 1e-10
-"""Relative error of ``log Ψ`` above which an order is recomputed in 40-digit mpmath."""
-
-
-def _escalate(pair: MixturePair, alphas: np.ndarray, values: np.ndarray,
-              errors: np.ndarray) -> None:
-    """Recompute, in place, the orders whose double-precision error estimate is too large."""
-    for index in np.flatnonzero(errors > ESCALATE * np.abs(values)):
-        value, relative = reference.log_psi(pair, alphas[index])
-        if relative < errors[index]:
-            values[index], errors[index] = float(value), float(relative) + 1e-30
 
 
 def _finite(pair: FinitePair, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -217,17 +204,36 @@ def _integrated(pair: MixturePair, alphas: np.ndarray) -> tuple[np.ndarray, np.n
         loss = pair.log_relative_density("p", z) - relative_q
         return relative_q + pair.log_reference(z) + log_phi(alphas[group], loss)
 
+    def log_sensitivity(z: np.ndarray, group: np.ndarray) -> np.ndarray:
+        """The relative error of the integrand from the rounding of the privacy loss."""
+        loss = pair.log_relative_density("p", z) - pair.log_relative_density("q", z)
+        with np.errstate(divide="ignore"):
+            return np.log(_phi_sensitivity(alphas[group], loss, _loss_error(pair, z)))
+
     if pair.family is Family.GAUSSIAN:
         edges, group = _gaussian_panels(pair, alphas)
         tails, tail_error = np.full(alphas.size, -np.inf), np.zeros(alphas.size)
     else:
         edges, group, tails, tail_error = _laplace_panels(pair, alphas)
-    result = integrate_exp(log_integrand, edges, group, alphas.size)
+    result = integrate_exp(log_integrand, edges, group, alphas.size,
+                           log_sensitivity=log_sensitivity)
     log_excess = np.logaddexp(result.log_values, tails)
     with np.errstate(invalid="ignore"):
         share = np.where(np.isfinite(log_excess), np.exp(result.log_values - log_excess), 0.0)
     error = result.relative_errors * share + tail_error * (1 - share) + 4 * ROUNDING
     return _log_psi_from_excess(log_excess, error)
+
+
+def _loss_error(pair: MixturePair, z: np.ndarray) -> np.ndarray:
+    """Absolute error of the privacy loss ``log(P/D₀) − log(Q/D₀)`` (its parts may cancel)."""
+    return pair.log_relative_density_error("p", z) + pair.log_relative_density_error("q", z)
+
+
+def _phi_sensitivity(alpha, loss: np.ndarray, loss_error: np.ndarray) -> np.ndarray:
+    """Relative change of ``φ_α(e^u)`` when ``u`` moves by ``loss_error``: at most
+    ``(2/|u| + α + 1)·du`` (``φ ≈ α(α−1)u²/2`` near zero, ``≈ e^{αu}`` far out), capped at 1e300."""
+    with np.errstate(divide="ignore"):
+        return np.minimum((2 / np.abs(loss) + alpha + 1) * loss_error, 1e300)
 
 
 # --- Gaussian pairs: panels around the peaks of P^α Q^{1−α} ---------------------------------
@@ -373,23 +379,30 @@ def _panels(intervals: list[list[tuple[float, float, float]]]) -> tuple[np.ndarr
 def _laplace_panels(pair: MixturePair, alphas: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Panels between the means, ``log ∫`` over both tails (where ``P/Q`` is constant), and the
-    relative rounding error of the tails."""
+    relative error of the tails."""
     s = pair.scale
     means = np.unique(np.concatenate([pair.p_means, pair.q_means]))
-    tails, magnitude = np.full(alphas.size, -np.inf), np.zeros(alphas.size)
+    tails, tail_error = np.full(alphas.size, -np.inf), np.zeros(alphas.size)
     for end, direction in ((means.max(), 1), (means.min(), -1)):
-        # Beyond every mean, each density is a multiple of exp(−direction·z/s).
-        log_p = log_sum_exp(pair.p_log_weights + direction * pair.p_means / s)
-        log_q = log_sum_exp(pair.q_log_weights + direction * pair.q_means / s)
-        log_q_tail = log_q - direction * end / s - math.log(2)
-        tails = np.logaddexp(tails, log_q_tail + log_phi(alphas, np.full(alphas.size,
-                                                                         log_p - log_q)))
-        magnitude = np.maximum(magnitude, abs(log_q_tail) + alphas * (abs(log_p) + abs(log_q)))
+        # Beyond every mean (and zero), each density is a multiple of exp(−direction·z/s), and
+        # the loss is constant: log(P/D₀) and log(Q/D₀) there are the accurate mixture logs.
+        beyond = np.array([max(direction * end, 0.0) * direction])
+        relative_q = float(pair.log_relative_density("q", beyond)[0])
+        loss = float(pair.log_relative_density("p", beyond)[0]) - relative_q
+        loss_error = float(_loss_error(pair, beyond)[0])
+        log_q_tail = relative_q - direction * end / s - math.log(2)
+        value = log_q_tail + log_phi(alphas, np.full(alphas.size, loss))
+        away = loss + (loss_error if loss >= 0 else -loss_error)
+        upper = log_q_tail + log_phi(alphas, np.full(alphas.size, away))
+        with np.errstate(invalid="ignore"):
+            relative = (np.where(np.isfinite(value), np.expm1(upper - value), 0.0)
+                        + 8 * EPS * (1 + abs(log_q_tail) + alphas * abs(away) + loss_error))
+        tails = np.logaddexp(tails, value)
+        tail_error = np.maximum(tail_error, relative)
     cuts = [means[0]]
     for a, b in zip(means[:-1], means[1:]):
         cuts.extend(np.linspace(a, b, int(math.ceil(b - a)) + 1)[1:])
     cuts = np.array(cuts)
-    tail_error = 8 * np.finfo(float).eps * magnitude
     if cuts.size < 2:
         return np.empty((0, 2)), np.empty(0, dtype=int), tails, tail_error
     single = np.column_stack([cuts[:-1], cuts[1:]])

@@ -151,7 +151,8 @@ def test_forward_group_term_matches_the_multinomial_expansion(group, rate, sigma
     assert bound.value >= exact and bound.value - exact <= 1e-11 * exact + 1e-16
 
 
-def test_orders_with_a_large_error_estimate_are_recomputed_in_high_precision(monkeypatch):
+def test_a_large_quadrature_error_is_carried_into_the_bound(monkeypatch):
+    """No silent fallback: an imprecise integral widens the reported bound (issue 9)."""
     from otbound import quadrature, renyi
     from otbound.quadrature import LogIntegrals
 
@@ -165,4 +166,4 @@ def test_orders_with_a_large_error_estimate_are_recomputed_in_high_precision(mon
     p = pair(Family.GAUSSIAN, 1.0, 2, 1, 0.1)
     bound = log_psi(p, 3.5)
     exact = float(reference.log_psi(p, 3.5)[0])
-    assert bound.error < 1e-20 and 0 <= bound.value - exact <= 1e-14 * exact
+    assert bound.error > 1e-4 * exact and bound.value - 2 * bound.error <= exact <= bound.value
