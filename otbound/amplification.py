@@ -24,6 +24,7 @@ from enum import Enum
 from typing import Callable, Sequence
 
 import numpy as np
+from scipy.special import gammaln
 
 from otbound.errors import UnsupportedOperation
 from otbound.hockey_stick import ESCALATE, check_epsilons, hockey_stick_curve
@@ -99,11 +100,12 @@ def terms_delta(terms: list[Term], mechanism: Mechanism, epsilons: np.ndarray) -
     return branches_delta(tight_branches(terms, mechanism), epsilons)
 
 
-def mixture_log_psi(log_weights: np.ndarray, log_psis: list[Bounds]) -> Bounds:
+def mixture_log_psi(log_weights: np.ndarray, log_psis: list[Bounds],
+                    log_weight_errors: np.ndarray | None = None) -> Bounds:
     """``log Σ_b w_b Ψ_b`` (weights summing to one) of upper bounds and of estimates."""
     if len(log_psis) == 1 and log_weights[0] == 0:
         return log_psis[0]
-    upper, error = log_mixture_psi(log_weights, [b.upper for b in log_psis])
+    upper, error = log_mixture_psi(log_weights, [b.upper for b in log_psis], log_weight_errors)
     estimate, _ = log_mixture_psi(log_weights, [b.estimate for b in log_psis])
     return Bounds(_rounded_up(upper + error, upper), estimate)
 
@@ -213,8 +215,22 @@ def _zhu_wang(rate: float, profile, order: int, log_factor: float) -> Bounds:
     single = profile(1, np.maximum(levels, 2).astype(float))
     log_psis = [Bounds(np.array([single.upper[l] if l >= 2 else 0.0]),
                        np.array([single.estimate[l] if l >= 2 else 0.0])) for l in levels]
-    value = mixture_log_psi(log_binomial_weights(order, rate), log_psis)
+    log_weights, errors = _log_binomial_with_errors(order, rate)
+    value = mixture_log_psi(log_weights, log_psis, errors)
     return Bounds(_rounded_up(value.upper + log_factor, value.upper), value.estimate + log_factor)
+
+
+def _log_binomial_with_errors(count: int, rate: float) -> tuple[np.ndarray, np.ndarray]:
+    """``log Binom(l | count, r)`` for ``l = 0 … count`` by log-gamma (fast for orders up to
+    10⁴), with bounds on their absolute errors: a few ulps of the sum of the parts' sizes."""
+    levels = np.arange(count + 1, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        parts = (gammaln(count + 1) + 0 * levels, -gammaln(levels + 1),
+                 -gammaln(count - levels + 1),
+                 np.where(levels > 0, levels * math.log(rate), 0.0),
+                 np.where(levels < count, (count - levels) * math.log1p(-rate)
+                          if rate < 1 else -np.inf, 0.0))
+    return sum(parts), 8 * EPS * sum(np.abs(np.where(np.isfinite(p), p, 0.0)) for p in parts)
 
 
 def _wang_et_al(w: float, profile, order: int) -> Bounds:

@@ -24,6 +24,8 @@ from otbound.pairs import Family, FinitePair, MixturePair, log_sum_exp
 
 ESCALATE = 1e-11
 """Relative error of δ above which the survival sums are recomputed in high precision."""
+CHUNK = 1 << 16
+"""Privacy parameters evaluated at once for a finite pair (bounds the memory of one batch)."""
 
 
 def check_epsilons(epsilons) -> np.ndarray:
@@ -53,7 +55,8 @@ def hockey_stick_curve(pair: MixturePair | FinitePair, epsilons,
     if not np.all(np.isfinite(epsilons)):
         raise InvalidSpecification(f"epsilon must be finite, got {epsilons}")
     if isinstance(pair, FinitePair):
-        return [_finite(pair, e) for e in epsilons]
+        return [bound for start in range(0, epsilons.size, CHUNK)
+                for bound in _finite(pair, epsilons[start:start + CHUNK])]
     _require_monotone(pair)
     log_sup = _log_sup_ratio(pair)
     results: list[NumericBound | None] = [NumericBound(0.0, 0.0) if e >= log_sup else None
@@ -67,20 +70,21 @@ def hockey_stick_curve(pair: MixturePair | FinitePair, epsilons,
     return results
 
 
-def _finite(pair: FinitePair, epsilon: float) -> NumericBound:
+def _finite(pair: FinitePair, epsilons: np.ndarray) -> list[NumericBound]:
     """``δ = Σ_{u_i > ε} p_i (1 − e^{ε − u_i})`` over the privacy losses ``u_i`` (no overflow at
-    any ε). The error bound is the same sum with every loss raised by its error."""
-    u, du = pair.log_ratio, pair.log_ratio_error
-    if not np.any((u + du > epsilon) & (pair.p > 0)):
-        return exact_zero()   # the likelihood ratio is at most e^ε everywhere
+    any ε), for every ε at once. The error bound is the same sum with every loss raised by its
+    error; where no raised loss exceeds ε, δ is exactly 0 (the ratio is at most e^ε everywhere)."""
+    u, du = pair.log_ratio[:, None], pair.log_ratio_error[:, None]
+    epsilons = epsilons[None, :]
 
-    def excess(losses: np.ndarray) -> float:
-        with np.errstate(invalid="ignore"):
-            share = np.where(losses > epsilon, -np.expm1(epsilon - losses), 0.0)
-        return float(np.dot(pair.p, share))
+    def excess(losses: np.ndarray) -> np.ndarray:
+        share = -np.expm1(np.minimum(epsilons - losses, 0.0))
+        return pair.p @ np.where(losses > epsilons, share, 0.0)
 
-    estimate, upper = excess(u), excess(u + du) * (1 + 8 * EPS)
-    return NumericBound.rounded_up(estimate, upper - estimate)
+    estimates, uppers = excess(u), excess(u + du) * (1 + 8 * EPS)
+    zero = ~np.any((u + du > epsilons) & (pair.p[:, None] > 0), axis=0)
+    return [exact_zero() if z else NumericBound.rounded_up(float(e), float(h - e))
+            for e, h, z in zip(estimates, uppers, zero)]
 
 
 def _require_monotone(pair: MixturePair) -> None:

@@ -98,12 +98,14 @@ def log_expm1(x) -> np.ndarray:
         return np.where(x > 1, x + np.log1p(-np.exp(-x)), np.log(np.expm1(np.minimum(x, 1))))
 
 
-def log_mixture_psi(log_weights, log_psis) -> tuple[np.ndarray, np.ndarray]:
+def log_mixture_psi(log_weights, log_psis, log_weight_errors=None
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """``log Σ_b w_b Ψ_b`` for weights summing to one, and the absolute error of its rounding.
 
     Formed as ``log1p(Σ_b w_b (Ψ_b − 1))``: weights that sum to one only up to rounding cannot
     push a tiny divergence below its truth (or below zero). ``log_weights`` has shape ``(B,)``,
-    ``log_psis`` shape ``(B, A)``; the result has shape ``(A,)``.
+    ``log_psis`` shape ``(B, A)``; the result has shape ``(A,)``. The log-weights are taken to be
+    correctly rounded unless ``log_weight_errors`` bounds their absolute errors.
     """
     log_weights = np.asarray(log_weights, dtype=float)[:, None]
     excess = log_expm1(np.asarray(log_psis, dtype=float))
@@ -111,8 +113,13 @@ def log_mixture_psi(log_weights, log_psis) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(invalid="ignore"):
         terms = log_weights + excess
         magnitude = np.where(keep, np.abs(log_weights) + np.abs(excess), 0.0).max(axis=0)
-    return _log_psi_from_excess(log_sum_exp(terms, axis=0),
-                                8 * EPS * (log_weights.size + magnitude))
+    log_excess = log_sum_exp(terms, axis=0)
+    relative = 8 * EPS * (log_weights.size + magnitude)
+    if log_weight_errors is not None:
+        with np.errstate(invalid="ignore", over="ignore"):
+            shares = np.where(keep, np.exp(terms - log_excess[None, :]), 0.0)
+        relative = relative + (shares * np.asarray(log_weight_errors, dtype=float)[:, None]).sum(0)
+    return _log_psi_from_excess(log_excess, relative)
 
 
 def log_psi(pair: MixturePair | FinitePair, alpha: float) -> NumericBound:

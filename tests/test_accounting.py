@@ -219,7 +219,24 @@ def test_accountant_reports_either_direction_consistently():
     with pytest.raises(InvalidSpecification, match="exactly one of --delta and --epsilon"):
         account(step, Accountant.PLD)
     with pytest.raises(UnsupportedOperation, match="exact solver"):
-        subsampled_step(Subsampling("wor", batch_size=2, dataset_size=10), gaussian(1.0), 1)
+        subsampled_step(Subsampling("poisson", rate=0.1), _NoSolver(0.75), 1)
+
+
+class _NoSolver(RandomizedResponse):
+    """A mechanism whose solver refuses every problem."""
+
+    def worst_components(self, problem):
+        raise UnsupportedOperation("no solver")
+
+
+def test_substitution_without_an_exact_solver_uses_prop_e5_pairs():
+    """Gaussian under substitution: 001 Prop. E.5's labelled mixture, said so: one substituted
+    element is sampled with probability q/N = 0.2, so δ(ε) = 0.2 δ_{N(1)‖N(0)}(ε)."""
+    step = subsampled_step(Subsampling("wor", batch_size=2, dataset_size=10), gaussian(1.0), 1)
+    assert "Prop. E.5" in step.setting["pairs"]
+    delta = account([step], Accountant.PLD, epsilon=0.5).delta
+    single = hockey_stick(MixturePair(Family.GAUSSIAN, 1.0, [1.0], [0.0], [0.0], [0.0]), 0.5)
+    assert 0.2 * single.value <= delta <= 0.2 * single.value * (1 + 1e-3)
 
 
 # --- truncated Poisson (seed 002) ---------------------------------------------------------------

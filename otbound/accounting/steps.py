@@ -15,7 +15,7 @@ from otbound.amplification import Branch, tight_branches
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.limits import MAX_STEPS, show
 from otbound.mechanisms import Mechanism, describe
-from otbound.subsampling import Subsampling
+from otbound.subsampling import Subsampling, wor_group_terms
 
 Case = tuple[Branch, ...]
 
@@ -43,14 +43,24 @@ class Step:
 
 
 def subsampled_step(setting: Subsampling, mechanism: Mechanism, count: int) -> Step:
-    """A subsampled mechanism with the engine's tight dominating pairs (001, 003 Thm. 3.8)."""
+    """A subsampled mechanism with the engine's tight dominating pairs (001, 003 Thm. 3.8).
+
+    Under substitution, where no exact solver exists for a mechanism (the Gaussian and Laplace),
+    the dominating pairs of 001 Prop. E.5 are used instead — the labelled mixture over the number
+    of substituted elements sampled, each at its worst distance: sound, not tight, and said so in
+    the step's description (``"pairs"``)."""
     described = setting.describe() | describe(mechanism)
     try:
         cases = tuple(tuple(tight_branches(terms, mechanism)) for terms in setting.cases())
+        described["pairs"] = "tight"
     except UnsupportedOperation as error:
-        raise UnsupportedOperation(
-            f"accounting needs the dominating pairs of an exact solver, and there is none for "
-            f"{described} ({error})") from error
+        if setting.scheme != "wor":
+            raise UnsupportedOperation(
+                f"accounting needs the dominating pairs of an exact solver, and there is none "
+                f"for {described} ({error})") from error
+        terms = wor_group_terms(setting.batch_size, setting.dataset_size, setting.substitutions)
+        cases = (tuple(tight_branches(terms, mechanism)),)
+        described["pairs"] = "001 Prop. E.5 (no exact solver; sound, not tight)"
     if setting.scheme == "wor":
         relation = ("substitution", setting.substitutions)
     else:
