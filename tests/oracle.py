@@ -260,11 +260,15 @@ def _wor_pi(batch_size: int, dataset_size: int, substitutions: int) -> Fraction:
     return Fraction(comb(dataset_size - substitutions, batch_size), comb(dataset_size, batch_size))
 
 
+def _rr_worst(divergence, pi_p, pi_q, theta: Number, point: Number) -> mpf:
+    """The largest ``divergence(p, q, point)`` over the output pairs of ``_rr_corners``."""
+    return max([divergence(p, q, point) for p, q in _rr_corners(pi_p, pi_q, _check_theta(theta))])
+
+
 def rr_poisson_log_psi(rate: Number, theta: Number, inserted: int, removed: int,
                        alpha: Number) -> mpf:
     """Worst-case log Psi_alpha of Poisson-subsampled randomized response, K+ inserted, K- removed."""
-    pi_p, pi_q = _poisson_pis(rate, inserted, removed)
-    return max([rr_log_psi(p, q, alpha) for p, q in _rr_corners(pi_p, pi_q, _check_theta(theta))])
+    return _rr_worst(rr_log_psi, *_poisson_pis(rate, inserted, removed), theta, alpha)
 
 
 def rr_poisson_group_log_psi(rate: Number, theta: Number, group: int, alpha: Number) -> mpf:
@@ -277,14 +281,13 @@ def rr_wor_log_psi(batch_size: int, dataset_size: int, substitutions: int, theta
                    alpha: Number) -> mpf:
     """Worst-case log Psi_alpha of RR under sampling without replacement, K-fold substitution."""
     pi = _wor_pi(batch_size, dataset_size, substitutions)
-    return max([rr_log_psi(p, q, alpha) for p, q in _rr_corners(pi, pi, _check_theta(theta))])
+    return _rr_worst(rr_log_psi, pi, pi, theta, alpha)
 
 
 def rr_poisson_delta(rate: Number, theta: Number, inserted: int, removed: int,
                      epsilon: Number) -> mpf:
     """Worst-case delta(eps) of Poisson-subsampled randomized response, K+ inserted, K- removed."""
-    pi_p, pi_q = _poisson_pis(rate, inserted, removed)
-    return max([rr_delta(p, q, epsilon) for p, q in _rr_corners(pi_p, pi_q, _check_theta(theta))])
+    return _rr_worst(rr_delta, *_poisson_pis(rate, inserted, removed), theta, epsilon)
 
 
 def rr_poisson_group_delta(rate: Number, theta: Number, group: int, epsilon: Number) -> mpf:
@@ -297,7 +300,7 @@ def rr_wor_delta(batch_size: int, dataset_size: int, substitutions: int, theta: 
                  epsilon: Number) -> mpf:
     """Worst-case delta(eps) of RR under sampling without replacement, K-fold substitution."""
     pi = _wor_pi(batch_size, dataset_size, substitutions)
-    return max([rr_delta(p, q, epsilon) for p, q in _rr_corners(pi, pi, _check_theta(theta))])
+    return _rr_worst(rr_delta, pi, pi, theta, epsilon)
 
 
 # ------------------------------------------------------------------------------------------------
