@@ -11,12 +11,13 @@ from __future__ import annotations
 import numpy as np
 from dp_accounting.rdp.rdp_privacy_accountant import _compute_rdp_poisson_subsampled_gaussian
 
-from otbound import reference
-from otbound.amplification import Method, rdp
-from otbound.mechanisms import gaussian
-from otbound.problems import log_binomial_weights
-from otbound.pairs import Family, MixturePair
-from otbound.subsampling import Subsampling
+from otbound.choices import Method
+from otbound.numerics.mechanisms import gaussian
+from otbound.numerics.methods import rdp
+from otbound.numerics.pairs import Family, MixturePair
+from otbound.numerics.problems import log_binomial_weights
+from otbound.numerics.settings import Subsampling
+from otbound.verify import high_precision as reference
 
 SIGMAS = (0.5, 1.0, 2.0, 5.0)
 RATES = (0.001, 0.01, 0.1, 0.2)
@@ -26,8 +27,8 @@ ORDERS = (1.1, 1.5, 2.5, 7.3)
 def exact(sigma: float, rate: float, alpha: float) -> float:
     removal = MixturePair(Family.GAUSSIAN, sigma, [0, 1], log_binomial_weights(1, rate), [0],
                           [0.0])
-    return max(float(reference.log_psi(removal, alpha)[0]),
-               float(reference.log_psi(removal.swapped(), alpha)[0])) / (alpha - 1)
+    return max(float(reference.precise_log_psi(removal, alpha)[0]),
+               float(reference.precise_log_psi(removal.swapped(), alpha)[0])) / (alpha - 1)
 
 
 def main() -> None:

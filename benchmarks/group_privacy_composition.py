@@ -33,9 +33,10 @@ from scipy import stats
 
 from otbound.accounting import pld
 from otbound.accounting.steps import subsampled_step
-from otbound.amplification import Method, adp
-from otbound.mechanisms import gaussian
-from otbound.subsampling import Subsampling
+from otbound.choices import Method
+from otbound.numerics.mechanisms import gaussian
+from otbound.numerics.methods import adp
+from otbound.numerics.settings import Subsampling
 
 SIGMA, RATE, DELTA = 5.0, 1e-3, 1e-6
 GROUPS = (1, 2, 4, 8, 16)
@@ -119,14 +120,14 @@ class Analysis:
             return min(composed_pair_delta(e0, d0, steps, epsilon) for e0, d0 in self.pairs)
         plds = self.composed(steps)
         if self.kind != "composed":
-            return pld.delta_for_epsilon(plds, epsilon)
+            return pld.pld_delta(plds, epsilon)
         k = self.group
         factor = sum(math.exp(j * epsilon / k) for j in range(k))
-        return min(1.0, factor * pld.delta_for_epsilon(plds, epsilon / k))
+        return min(1.0, factor * pld.pld_delta(plds, epsilon / k))
 
     def epsilon(self, steps: int, delta: float) -> float:
         if self.kind == "tight" or self.kind == "per-step":
-            return pld.epsilon_for_delta(self.composed(steps), delta)
+            return pld.pld_epsilon(self.composed(steps), delta)
         low, high = 0.0, 1.0
         while self.delta(steps, high) > delta:
             if high > 1e3:

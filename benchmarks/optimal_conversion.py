@@ -20,10 +20,10 @@ import numpy as np
 from scipy.stats import norm
 
 from otbound.accounting import rdp
-from otbound.accounting.conversion import Conversion
 from otbound.accounting.steps import subsampled_step
-from otbound.mechanisms import gaussian
-from otbound.subsampling import Subsampling
+from otbound.choices import Conversion
+from otbound.numerics.mechanisms import gaussian
+from otbound.numerics.settings import Subsampling
 
 ORDERS = np.unique(np.concatenate([1 + np.geomspace(1e-3, 1e3, 300), rdp.DEFAULT_ORDERS]))
 TARGETS = (0.5, 1.0, 2.0, 4.0)
@@ -55,7 +55,7 @@ def main() -> None:
                                           1), ORDERS)
 
     def ours(conversion, epsilon):
-        return lambda t: rdp.epsilon_for_delta(step * t, args.delta, conversion).epsilon <= epsilon
+        return lambda t: rdp.rdp_epsilon(step * t, args.delta, conversion).epsilon <= epsilon
 
     def peer(epsilon):
         def certifies(t):

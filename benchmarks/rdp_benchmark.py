@@ -10,7 +10,7 @@ Compares, for the Poisson subsampled Gaussian mechanism,
   on every ``--stride``-th order.
 
 and, for ADP, otbound's closed-form δ(ε) of the K = 8 Gaussian and Laplace pairs against 60-digit
-mpmath quadrature of the hockey-stick integral (``otbound.reference``) on 100 values of ε.
+mpmath quadrature of the hockey-stick integral (``otbound.verify.high_precision``) on 100 values of ε.
 
 Prints per-point times, the speed ratio and the largest relative deviation in ε (or δ).
 Run: ``python benchmarks/rdp_benchmark.py [--stride 10]``.
@@ -26,12 +26,13 @@ import mpmath as mp
 import numpy as np
 from dp_accounting.rdp.rdp_privacy_accountant import _compute_rdp_poisson_subsampled_gaussian
 
-from otbound import reference
-from otbound.amplification import Method, rdp
-from otbound.hockey_stick import hockey_stick_curve
-from otbound.mechanisms import gaussian, laplace
-from otbound.problems import NumericProblem
-from otbound.subsampling import Subsampling, poisson_problem
+from otbound.choices import Method
+from otbound.numerics.hockey_stick import hockey_stick_curve
+from otbound.numerics.mechanisms import gaussian, laplace
+from otbound.numerics.methods import rdp
+from otbound.numerics.problems import NumericProblem
+from otbound.numerics.settings import Subsampling, poisson_problem
+from otbound.verify import high_precision as reference
 
 APPENDIX_B = np.floor(np.logspace(math.log10(2), 4, 121))
 FRACTIONAL = np.logspace(0, 1, 122)[1:]
@@ -108,7 +109,7 @@ def adp_row(label: str, mechanism, stride: int) -> tuple:
                                                                                  epsilons)]))
     subset = np.arange(0, epsilons.size, stride)
     start = time.perf_counter()
-    slow = np.array([float(reference.hockey_stick(pair, epsilons[i])[0]) for i in subset])
+    slow = np.array([float(reference.precise_hockey_stick(pair, epsilons[i])[0]) for i in subset])
     slow_time = time.perf_counter() - start
     positive = slow > 0
     deviation = float(np.max(np.abs(ours[subset][positive] - slow[positive]) / slow[positive]))

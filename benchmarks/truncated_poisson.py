@@ -10,14 +10,13 @@ from __future__ import annotations
 import argparse
 import time
 
-from dp_accounting.pld.privacy_loss_distribution import \
-    from_truncated_subsampled_gaussian_mechanism
+from dp_accounting.pld.privacy_loss_distribution import from_truncated_subsampled_gaussian_mechanism
 
 from otbound.accounting import pld
 from otbound.accounting.steps import subsampled_step
-from otbound.accounting.truncated import TruncatedPoisson, naive_epsilon, truncated_step
-from otbound.mechanisms import gaussian
-from otbound.subsampling import Subsampling
+from otbound.accounting.truncated import TruncatedPoissonSetting, naive_epsilon, truncated_step
+from otbound.numerics.mechanisms import gaussian
+from otbound.numerics.settings import Subsampling
 
 N, RATE, SIGMA = 60_000, 0.004, 1.0          # expected batch size 240
 CAPS = (250, 260, 280, 300, 320, 350)
@@ -29,24 +28,24 @@ def main() -> None:
     parser.add_argument("--delta", type=float, default=1e-6)
     args = parser.parse_args()
     mechanism = gaussian(SIGMA)
-    poisson = pld.compose([subsampled_step(Subsampling("poisson", rate=RATE), mechanism,
+    poisson = pld.compose_plds([subsampled_step(Subsampling("poisson", rate=RATE), mechanism,
                                            args.steps)])
-    plain = pld.epsilon_for_delta(poisson, args.delta)
+    plain = pld.pld_epsilon(poisson, args.delta)
     print(f"n = {N}, p = {RATE}, σ = {SIGMA}, T = {args.steps}, δ = {args.delta:g}, "
           f"add/remove-1-of-n; untruncated Poisson: ε = {plain:.4f}")
     columns = ("B", "P[truncate]", "otbound", "dp_accounting", "naive", "s otbound", "s peer")
     print("  ".join(f"{c:>13}" for c in columns))
     for cap in CAPS:
-        sampling = TruncatedPoisson(RATE, cap, N)
+        sampling = TruncatedPoissonSetting(RATE, cap, N)
         start = time.perf_counter()
-        ours = pld.epsilon_for_delta(pld.compose([truncated_step(sampling, mechanism,
+        ours = pld.pld_epsilon(pld.compose_plds([truncated_step(sampling, mechanism,
                                                                  args.steps)]), args.delta)
         middle = time.perf_counter()
         peer = from_truncated_subsampled_gaussian_mechanism(N, RATE, cap, SIGMA)
         peer_epsilon = peer.self_compose(args.steps).get_epsilon_for_delta(args.delta)
         end = time.perf_counter()
         overflow = args.steps * sampling.overflow_probability()
-        naive = naive_epsilon(lambda e: pld.delta_for_epsilon(poisson, e), args.delta, overflow)
+        naive = naive_epsilon(lambda e: pld.pld_delta(poisson, e), args.delta, overflow)
         cells = [cap, f"{sampling.overflow_probability():.2e}", f"{ours:.4f}",
                  f"{peer_epsilon:.4f}", f"{naive:.4f}", f"{middle - start:.1f}",
                  f"{end - middle:.1f}"]

@@ -14,7 +14,7 @@ from fractions import Fraction
 from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, Everything,
                      InsertInRandomOrder, InsertionRemoval, InstanceGrid, Poisson, Variant,
                      contains_none, contains_some, problem, statement)
-from otbound.symbols import r
+from otbound.engine.symbols import r
 
 removal, insertion = InsertionRemoval().pairs()
 

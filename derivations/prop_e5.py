@@ -14,7 +14,7 @@ import sympy as sp
 from otbound import (BatchRelation, Case, Coupling, Derivation, Everything, InstanceGrid,
                      KFoldSubstitution, ReplaceGroup, Variant, WithoutReplacement, problem,
                      statement)
-from otbound.symbols import N, q
+from otbound.engine.symbols import N, q
 
 
 def case(relation: KFoldSubstitution) -> Case:

@@ -10,9 +10,9 @@ s.t. ``y1 = y3``, ``d_Δ(y1, y2) ≤ 1``, ``d_Δ(y1, y4) ≤ 1``, ``d_Δ(y2, y4)
 """
 
 from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, InstanceGrid,
-                     ReplaceRandomMember, Substitution, Variant, WithoutReplacement,
-                     contains_none, contains_some, problem, statement)
-from otbound.symbols import N, q
+                     ReplaceRandomMember, Substitution, Variant, WithoutReplacement, contains_none,
+                     contains_some, problem, statement)
+from otbound.engine.symbols import N, q
 
 (pair,) = Substitution().pairs()
 swapped = ["a", "a'"]

@@ -19,7 +19,7 @@ import sympy as sp
 from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, InsertInRandomOrder,
                      InsertRemove, InstanceGrid, Poisson, Variant, count_partition, problem,
                      statement)
-from otbound.symbols import r
+from otbound.engine.symbols import r
 
 
 def case(relation: InsertRemove) -> Case:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from otbound import (BatchRelation, Derivation, InstanceGrid, Substitution, Variant,
                      WithoutReplacement, problem, statement)
-from otbound.catalog import load_file
-from otbound.symbols import N, q
+from otbound.engine.catalog import load_file
+from otbound.engine.symbols import N, q
 
 # The events and the coupling are those of 001 Thm. 3.6; only the batch relation changes.
 (CASE,) = load_file(Path(__file__).with_name("thm_3_6.py")).variants[0].cases

@@ -1,32 +1,62 @@
 """otbound: derive, verify and evaluate privacy amplification by subsampling bounds.
 
-The public names are re-exported here; see ``docs/`` for the mathematics and the architecture.
+The public API (``docs/api.md``): every name below is importable from ``otbound``. Names are
+loaded on first use, so that ``import otbound`` (and the command line) start fast.
+
+- the engine (``otbound.engine``): schemes, relations, events, couplings, derivations;
+- the numbers (``otbound.numerics``): settings, mechanisms, RDP and (ε, δ) by method;
+- accounting (``otbound.accounting``): steps, composition, the RDP and PLD accountants;
+- verification (``otbound.verify``): exact enumeration, adversarial search, Monte Carlo.
 """
 
-from otbound.bound import (CaseBound, Component, ConstraintMatrix, MixtureBound, MixtureProblem,
-                           problem, statement)
-from otbound.conditionals import Case, ConcreteConditionals, SizeReference, SymbolicConditionals
-from otbound.coupling import (Copy, Coupling, DrawIndependently, InsertInRandomOrder, ReplaceGroup,
-                              ReplaceRandomMember)
-from otbound.derivation import Derivation, InstanceGrid, Variant, run
-from otbound.derive import instance_case_bound, symbolic_case_bound
-from otbound.errors import (DerivationFileError, InvalidSpecification, OtboundError,
-                            UnsupportedOperation)
-from otbound.events import (AllOf, CountAtLeast, CountIs, Everything, Not, contains_none,
-                            contains_some, count_partition)
-from otbound.relations import (BatchRelation, GroupInsertionRemoval, InsertionRemoval,
-                               InsertRemove, KFoldSubstitution, NeighbourPair, Substitution)
-from otbound.schemes import Poisson, TruncatedPoisson, WithoutReplacement, WithReplacement
-from otbound.validity import Verdict
+from __future__ import annotations
 
-__all__ = [
-    "AllOf", "BatchRelation", "Case", "CaseBound", "Component", "ConcreteConditionals",
-    "ConstraintMatrix", "Copy", "CountAtLeast", "CountIs", "Coupling", "Derivation",
-    "DerivationFileError", "DrawIndependently", "Everything", "GroupInsertionRemoval",
-    "InsertInRandomOrder", "InsertRemove", "InsertionRemoval", "InstanceGrid",
-    "InvalidSpecification", "KFoldSubstitution", "MixtureBound", "MixtureProblem", "NeighbourPair",
-    "Not", "OtboundError", "Poisson", "ReplaceGroup", "ReplaceRandomMember", "SizeReference",
-    "Substitution", "SymbolicConditionals", "TruncatedPoisson", "UnsupportedOperation", "Variant",
-    "Verdict", "WithReplacement", "WithoutReplacement", "contains_none", "contains_some",
-    "count_partition", "instance_case_bound", "problem", "run", "statement", "symbolic_case_bound",
-]
+import importlib
+
+_EXPORTS = {
+    "otbound.errors": ["DerivationFileError", "InternalError", "InvalidSpecification",
+                       "OtboundError", "UnsupportedOperation"],
+    "otbound.engine.bound": ["CaseBound", "Component", "ConstraintMatrix", "MixtureBound",
+                             "MixtureProblem", "problem", "statement"],
+    "otbound.engine.conditionals": ["Case", "ConcreteConditionals", "SizeReference",
+                                    "SymbolicConditionals"],
+    "otbound.engine.couplings": ["Copy", "Coupling", "DrawIndependently", "InsertInRandomOrder",
+                                 "ReplaceGroup", "ReplaceRandomMember"],
+    "otbound.engine.derivation": ["Derivation", "InstanceGrid", "Variant", "run"],
+    "otbound.engine.case_bounds": ["instance_case_bound", "symbolic_case_bound"],
+    "otbound.engine.events": ["AllOf", "CountAtLeast", "CountIs", "Everything", "Not",
+                              "contains_none", "contains_some", "count_partition"],
+    "otbound.engine.relations": ["BatchRelation", "GroupInsertionRemoval", "InsertionRemoval",
+                                 "InsertRemove", "KFoldSubstitution", "NeighbourPair",
+                                 "Substitution"],
+    "otbound.engine.schemes": ["Poisson", "TruncatedPoisson", "WithoutReplacement",
+                               "WithReplacement"],
+    "otbound.engine.validity": ["Verdict"],
+    "otbound.engine.catalog": ["bundled_derivations", "load_derivation"],
+    "otbound.choices": ["Accountant", "Conversion", "Method", "Neighbouring", "SchemeKind"],
+    "otbound.numerics.settings": ["Subsampling", "Term"],
+    "otbound.numerics.mechanisms": ["Mechanism", "gaussian", "laplace", "randomized_response"],
+    "otbound.numerics.methods": ["adp", "rdp"],
+    "otbound.numerics.rounding": ["NumericBound"],
+    "otbound.accounting.steps": ["Step", "subsampled_step"],
+    "otbound.accounting.truncated": ["TruncatedPoissonSetting", "truncated_step"],
+    "otbound.accounting.accountant": ["Guarantee", "account"],
+    "otbound.accounting.pld": ["step_pld"],
+    "otbound.verify.runner": ["VerifyReport", "verify_derivation"],
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str):
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'otbound' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

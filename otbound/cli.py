@@ -5,7 +5,8 @@ derives one bound and prints it with its checks; ``otbound derive --all`` runs e
 prints a summary table. ``otbound rdp`` and ``otbound adp`` evaluate the privacy of one subsampled
 step; ``otbound account`` composes many steps into (ε, δ) with an RDP or PLD accountant;
 ``otbound verify`` checks a derivation by exact enumeration, Monte Carlo and an adversarial
-soundness search. Exit codes: 0 on success, 1 when a check fails, 2 for bad input.
+soundness search. Exit codes: 0 on success, 1 when a check fails (or otbound itself fails: an
+internal error), 2 for bad input.
 """
 
 from __future__ import annotations
@@ -15,21 +16,19 @@ import json
 import math
 import re
 import sys
+from typing import TYPE_CHECKING
 
-from otbound.accounting.accountant import Accountant, account
-from otbound.accounting.conversion import Conversion
-from otbound.accounting.pld import DISCRETISATION
-from otbound.accounting.steps import Step, subsampled_step
-from otbound.accounting.truncated import Neighbouring, TruncatedPoisson, truncated_step
-from otbound.amplification import Method, adp, rdp
-from otbound.catalog import catalogue, find
-from otbound.derivation import run
-from otbound.errors import InvalidSpecification, OtboundError, UnsupportedOperation
-from otbound.limits import show
-from otbound.mechanisms import Mechanism, RandomizedResponse, describe, gaussian, laplace
-from otbound.numeric import upper_text
-from otbound.report import DerivationReport
-from otbound.subsampling import Subsampling
+# Only what building the parser needs is imported here (no numpy); each command imports the
+# rest when it runs, so that --help needs no scipy and one RDP point no sympy or dp_accounting.
+from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Neighbouring
+from otbound.errors import (DerivationFileError, InvalidSpecification, OtboundError,
+                            UnsupportedOperation)
+
+if TYPE_CHECKING:
+    from otbound.accounting.steps import Step
+    from otbound.engine.report import DerivationReport
+    from otbound.numerics.mechanisms import Mechanism
+    from otbound.numerics.settings import Subsampling
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -132,37 +131,79 @@ def _add_account(commands) -> None:
     command.add_argument("--conversion", choices=[c.value for c in Conversion],
                          help="RDP to (ε, δ) conversion (--accountant rdp or best; default optimal)")
     command.add_argument("--discretisation", type=float,
-                         help=f"PLD loss grid (--accountant pld or best; default {DISCRETISATION:g})")
+                         help=f"PLD loss grid (--accountant pld or best; default {DEFAULT_DISCRETISATION:g})")
     command.add_argument("--json", action="store_true", help="print one JSON object")
     command.set_defaults(handler=_account)
 
 
+_FLAGS = {
+    "count": "--steps", "alpha": "--alpha", "alphas": "--alpha", "epsilon": "--epsilon",
+    "epsilons": "--epsilon", "delta": "--delta", "rate": "--rate", "group": "--group",
+    "insertions": "--insertions", "removals": "--removals", "batch_size": "--batch-size",
+    "dataset_size": "--dataset-size", "substitutions": "--substitutions", "scheme": "--scheme",
+    "sigma": "--sigma", "scale": "--scale", "theta": "--theta", "sensitivity": "--sensitivity",
+    "method": "--method", "max_batch": "--max-batch", "neighbouring": "--neighbouring",
+    "accountant": "--accountant", "conversion": "--conversion",
+    "discretisation": "--discretisation", "seed": "--seed", "samples": "--samples",
+    "max_n": "--max-n",
+}
+"""The flag of each library parameter that a command sets, for the library's error messages."""
+_SETTING = re.compile(r"(?<![\w-])([a-z_]+)=(?:'([^']*)'|([^\s,;:)'\"]+))")
+_NAME = re.compile(r"(?<![\w-])[a-z_]+(?![\w=-])")
+_USER_ERRORS = (InvalidSpecification, UnsupportedOperation, DerivationFileError, _UsageError)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one command: exit 2 for bad input, 1 for a failed check or an internal error."""
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
-    except OtboundError as error:
-        print(f"otbound: error: {error}", file=sys.stderr)
+    except _USER_ERRORS as error:
+        print(f"otbound: error: {_flag_message(error)}", file=sys.stderr)
         return EXIT_USAGE
+    except Exception as error:   # InternalError and anything unforeseen: a defect of otbound
+        detail = " ".join(f"{type(error).__name__}: {error}".split())
+        print("otbound: internal error (not a problem with your input; please report it): "
+              + detail, file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _flag_message(error: OtboundError) -> str:
+    """The library's message, with its parameters spelt as the flags that set them.
+
+    ``name='value'`` (advice such as ``accountant='rdp'``) becomes ``--flag value`` in every
+    message; a bare parameter name becomes its flag only in an error about a parameter with a
+    flag, since elsewhere the same word may be plain English ("the PLD accountant")."""
+    def setting(match: re.Match) -> str:
+        flag = _FLAGS.get(match[1])
+        return f"{flag} {match[2] or match[3]}" if flag else match[0]
+
+    message = _SETTING.sub(setting, str(error))
+    if getattr(error, "parameter", None) in _FLAGS:
+        message = _NAME.sub(lambda match: _FLAGS.get(match[0], match[0]), message)
+    return message
 
 
 def _derive(args: argparse.Namespace) -> int:
     chosen = sum(bool(x) for x in (args.list, args.all, args.target))
     if chosen != 1:
         raise _UsageError("derive needs exactly one of NAME_OR_PATH, --list or --all")
+    from otbound.engine.catalog import bundled_derivations, load_derivation
+    from otbound.engine.derivation import run
+
     if args.list:
-        for path, derivation in catalogue():
+        for path, derivation in bundled_derivations():
             print(f"{derivation.name:16} {path.stem:14} {derivation.source}: {derivation.title}")
         return EXIT_OK
     if args.all:
-        reports = [run(derivation) for _, derivation in catalogue()]
+        reports = [run(derivation) for _, derivation in bundled_derivations()]
         if args.json:
             print(json.dumps([r.to_json(timings=args.timings) for r in reports], indent=2,
                              ensure_ascii=False))
         else:
             print(_summary(reports))
         return EXIT_OK if all(r.passed for r in reports) else EXIT_FAILED
-    report = run(find(args.target))
+    report = run(load_derivation(args.target))
     if args.json:
         print(json.dumps(report.to_json(timings=args.timings), indent=2, ensure_ascii=False))
     elif args.latex:
@@ -176,6 +217,8 @@ _MECHANISM_FLAGS = {"gaussian": "sigma", "laplace": "scale", "randomized-respons
 
 
 def _mechanism(args: argparse.Namespace) -> Mechanism:
+    from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
+
     needed = _MECHANISM_FLAGS[args.mechanism]
     for flag in _MECHANISM_FLAGS.values():
         if flag != needed and getattr(args, flag) is not None:
@@ -192,6 +235,8 @@ def _mechanism(args: argparse.Namespace) -> Mechanism:
 
 
 def _subsampling(args: argparse.Namespace) -> Subsampling:
+    from otbound.numerics.settings import Subsampling
+
     return Subsampling(args.scheme, rate=args.rate, batch_size=args.batch_size,
                        dataset_size=args.dataset_size, group=args.group,
                        insertions=args.insertions, removals=args.removals,
@@ -208,6 +253,10 @@ def _finite(values: list[float]) -> None:
 
 
 def _evaluate(args: argparse.Namespace, inputs: str, outputs: str, evaluate) -> int:
+    from otbound.numerics.limits import show
+    from otbound.numerics.mechanisms import describe
+    from otbound.numerics.rounding import upper_text
+
     subsampling, mechanism, method = _setting(args)
     points = getattr(args, inputs)
     bounds = evaluate(subsampling, mechanism, method, points)
@@ -228,14 +277,22 @@ def _evaluate(args: argparse.Namespace, inputs: str, outputs: str, evaluate) -> 
 
 
 def _rdp(args: argparse.Namespace) -> int:
+    from otbound.numerics.methods import rdp
+
     return _evaluate(args, "alpha", "epsilon", rdp)
 
 
 def _adp(args: argparse.Namespace) -> int:
+    from otbound.numerics.methods import adp
+
     return _evaluate(args, "epsilon", "delta", adp)
 
 
 def _account(args: argparse.Namespace) -> int:
+    from otbound.accounting.accountant import account
+    from otbound.numerics.limits import show
+    from otbound.numerics.rounding import upper_text
+
     accountant = Accountant(args.accountant)
     if accountant is Accountant.PLD and args.conversion is not None:
         raise InvalidSpecification("--conversion applies to --accountant rdp or best")
@@ -244,7 +301,7 @@ def _account(args: argparse.Namespace) -> int:
     step = _account_step(args)
     guarantee = account([step], accountant, delta=args.delta, epsilon=args.epsilon,
                         conversion=Conversion(args.conversion or "optimal"),
-                        discretisation=(DISCRETISATION if args.discretisation is None
+                        discretisation=(DEFAULT_DISCRETISATION if args.discretisation is None
                                         else args.discretisation))
     result = {"epsilon": guarantee.epsilon, "delta": guarantee.delta, "steps": guarantee.steps,
               "accountant": guarantee.accountant.value, "setting": step.setting}
@@ -269,6 +326,9 @@ def _account(args: argparse.Namespace) -> int:
 
 
 def _account_step(args: argparse.Namespace) -> Step:
+    from otbound.accounting.steps import subsampled_step
+    from otbound.accounting.truncated import TruncatedPoissonSetting, truncated_step
+
     truncated = args.scheme == "truncated-poisson"
     for flag in ("max_batch", "neighbouring"):
         if not truncated and getattr(args, flag) is not None:
@@ -284,15 +344,18 @@ def _account_step(args: argparse.Namespace) -> Step:
         if getattr(args, flag) is None:
             raise InvalidSpecification(f"--scheme truncated-poisson needs "
                                        f"--{flag.replace('_', '-')}")
-    sampling = TruncatedPoisson(args.rate, args.max_batch, args.dataset_size,
+    sampling = TruncatedPoissonSetting(args.rate, args.max_batch, args.dataset_size,
                                 Neighbouring(args.neighbouring or "add-remove"))
     return truncated_step(sampling, _mechanism(args), args.steps)
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from otbound.verify.runner import print_progress, verify
+    from otbound.engine.catalog import load_derivation
+    from otbound.engine.derivation import run
+    from otbound.verify.runner import print_progress, verify_derivation
 
-    report = verify(find(args.target), max_n=args.max_n, samples=args.samples, seed=args.seed,
+    derived = run(load_derivation(args.target))   # verified as derived, run once
+    report = verify_derivation(derived, max_n=args.max_n, samples=args.samples, seed=args.seed,
                     progress=None if args.json else print_progress)
     print(json.dumps(report.to_json(timings=args.timings), indent=2, ensure_ascii=False)
           if args.json else report.to_text())

@@ -5,13 +5,28 @@ Errors about bad input also derive from the matching builtin (``ValueError``), a
 name the argument, its value and the allowed range.
 """
 
+from __future__ import annotations
+
+from enum import Enum
+from typing import TypeVar
+
+E = TypeVar("E", bound=Enum)
+
 
 class OtboundError(Exception):
     """Root of every otbound error."""
 
 
 class InvalidSpecification(OtboundError, ValueError):
-    """A scheme, relation, event, coupling or parameter is outside its allowed range."""
+    """A scheme, relation, event, coupling or parameter is outside its allowed range.
+
+    ``parameter`` names the Python parameter (or field) at fault, when there is one, so that a
+    front end such as the command line can name its own spelling of it instead.
+    """
+
+    def __init__(self, message: str, *, parameter: str | None = None) -> None:
+        super().__init__(message)
+        self.parameter = parameter
 
 
 class UnsupportedOperation(OtboundError):
@@ -20,3 +35,23 @@ class UnsupportedOperation(OtboundError):
 
 class DerivationFileError(OtboundError):
     """A derivation file is missing, malformed, or does not define a derivation."""
+
+
+class InternalError(OtboundError):
+    """otbound failed where it should not have: a defect to report, not a fault of the input."""
+
+
+def as_choice(enum: type[E], value: object, parameter: str) -> E:
+    """``value`` as a member of ``enum`` (a member, or its string value), or an
+    :class:`InvalidSpecification` that names ``parameter``, the value and the allowed ones."""
+    if isinstance(value, enum):
+        return value
+    allowed = ", ".join(repr(member.value) for member in enum)
+    if isinstance(value, str):
+        try:
+            return enum(value)
+        except ValueError:
+            pass
+    raise InvalidSpecification(
+        f"{parameter} must be one of {allowed} (or {enum.__name__}.<NAME>), got {value!r}",
+        parameter=parameter)

@@ -19,20 +19,20 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from otbound.accounting import pld, rdp
-from otbound.accounting.accountant import Accountant, account
-from otbound.accounting.conversion import (Conversion, balle_delta, balle_epsilon,
-                                           mironov_delta, mironov_epsilon, optimal_deltas,
-                                           optimal_epsilons)
+from otbound.accounting.accountant import account
+from otbound.accounting.conversion import (balle_delta, balle_epsilon, mironov_delta,
+                                           mironov_epsilon, optimal_deltas, optimal_epsilons)
 from otbound.accounting.steps import subsampled_step
-from otbound.accounting.truncated import (PROBABILITY_ERROR, Neighbouring, TruncatedPoisson,
-                                          naive_epsilon, truncated_step)
-from otbound.amplification import Method, branches_delta
-from otbound.amplification import rdp as one_step_rdp
+from otbound.accounting.truncated import (PROBABILITY_ERROR, TruncatedPoissonSetting, naive_epsilon,
+                                          truncated_step)
+from otbound.choices import Accountant, Conversion, Method, Neighbouring
 from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.hockey_stick import hockey_stick
-from otbound.mechanisms import RandomizedResponse, gaussian, laplace
-from otbound.pairs import Family, MixturePair
-from otbound.subsampling import Subsampling
+from otbound.numerics.hockey_stick import hockey_stick
+from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
+from otbound.numerics.methods import branches_delta
+from otbound.numerics.methods import rdp as one_step_rdp
+from otbound.numerics.pairs import Family, MixturePair
+from otbound.numerics.settings import Subsampling
 from otbound.verify.divergence import delta as exact_delta
 
 POISSON = Subsampling("poisson", rate=0.01)
@@ -61,11 +61,11 @@ def test_optimal_conversion_never_loses_to_balle_or_mironov(points, log_delta, r
         others = min(balle_delta(alpha, rho, epsilon), mironov_delta(alpha, rho, epsilon))
         assert best.delta <= others * (1 + 2e-9) + 1e-300
     curve = rdp.RdpCurve(alphas, rhos)
-    reported = rdp.epsilon_for_delta(curve, delta, Conversion.OPTIMAL).epsilon
+    reported = rdp.rdp_epsilon(curve, delta, Conversion.OPTIMAL).epsilon
     for conversion in (Conversion.BALLE2020, Conversion.MIRONOV):
-        assert reported <= rdp.epsilon_for_delta(curve, delta, conversion).epsilon
-        assert (rdp.delta_for_epsilon(curve, epsilon, Conversion.OPTIMAL).delta
-                <= rdp.delta_for_epsilon(curve, epsilon, conversion).delta)
+        assert reported <= rdp.rdp_epsilon(curve, delta, conversion).epsilon
+        assert (rdp.rdp_delta(curve, epsilon, Conversion.OPTIMAL).delta
+                <= rdp.rdp_delta(curve, epsilon, conversion).delta)
 
 
 def _bernoulli(alpha, p, q):
@@ -126,14 +126,14 @@ def test_optimal_conversion_matches_a_high_precision_search():
 
 def test_rdp_accountant_matches_dp_accounting():
     """Acceptance: σ = 1, r = 0.01, T = 1000, δ = 1e-6 with the same conversion."""
-    curve = rdp.compose([subsampled_step(POISSON, gaussian(1.0), 1000)])
-    ours = rdp.epsilon_for_delta(curve, 1e-6, Conversion.BALLE2020).epsilon
+    curve = rdp.compose_rdp([subsampled_step(POISSON, gaussian(1.0), 1000)])
+    ours = rdp.rdp_epsilon(curve, 1e-6, Conversion.BALLE2020).epsilon
     peer = dp_accounting.rdp.RdpAccountant(list(rdp.DEFAULT_ORDERS))
     peer.compose(dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.0)),
                  1000)
     assert ours == pytest.approx(peer.get_epsilon(1e-6), rel=1e-6)
-    optimal = rdp.epsilon_for_delta(curve, 1e-6, Conversion.OPTIMAL).epsilon
-    mironov = rdp.epsilon_for_delta(curve, 1e-6, Conversion.MIRONOV).epsilon
+    optimal = rdp.rdp_epsilon(curve, 1e-6, Conversion.OPTIMAL).epsilon
+    mironov = rdp.rdp_epsilon(curve, 1e-6, Conversion.MIRONOV).epsilon
     assert optimal < ours < mironov
 
 
@@ -148,7 +148,7 @@ def test_step_curve_is_the_one_step_tight_rdp():
 def test_heterogeneous_rdp_composition_adds_curves():
     steps = [subsampled_step(POISSON, gaussian(1.0), 300), subsampled_step(
         Subsampling("poisson", rate=0.02), gaussian(2.0), 200)]
-    total = rdp.compose(steps)
+    total = rdp.compose_rdp(steps)
     parts = [rdp.step_curve(s) * s.count for s in steps]
     assert np.allclose(total.epsilons, parts[0].epsilons + parts[1].epsilons, rtol=1e-14)
 
@@ -157,7 +157,7 @@ def test_heterogeneous_rdp_composition_adds_curves():
 
 def test_pld_matches_dp_accounting_for_the_poisson_gaussian():
     """Acceptance: agreement within the discretisation error (measured ~1e-5 at 1e-4)."""
-    ours = pld.epsilon_for_delta(pld.compose([subsampled_step(POISSON, gaussian(1.0), 1000)]),
+    ours = pld.pld_epsilon(pld.compose_plds([subsampled_step(POISSON, gaussian(1.0), 1000)]),
                                  1e-6)
     peer = peer_pld.from_gaussian_mechanism(1.0, sampling_prob=0.01,
                                             value_discretization_interval=1e-4)
@@ -165,8 +165,8 @@ def test_pld_matches_dp_accounting_for_the_poisson_gaussian():
 
 
 def test_pld_matches_dp_accounting_for_laplace():
-    ours = pld.epsilon_for_delta(
-        pld.compose([subsampled_step(Subsampling("poisson", rate=0.05), laplace(2.0), 200)]), 1e-6)
+    ours = pld.pld_epsilon(
+        pld.compose_plds([subsampled_step(Subsampling("poisson", rate=0.05), laplace(2.0), 200)]), 1e-6)
     peer = peer_pld.from_laplace_mechanism(2.0, sampling_prob=0.05).self_compose(200)
     assert ours == pytest.approx(peer.get_epsilon_for_delta(1e-6), abs=1e-4)
 
@@ -175,7 +175,7 @@ def test_randomized_response_pld_against_exact_composition():
     """T-fold binary randomized response: the loss is a scaled binomial, so ε(δ) is exact. The
     peer rounds each step's loss to its grid (error up to T × 1e-4); ours stays within 1e-8."""
     theta, steps, delta = 0.8, 50, 1e-6
-    ours = pld.epsilon_for_delta(pld.compose([subsampled_step(
+    ours = pld.pld_epsilon(pld.compose_plds([subsampled_step(
         Subsampling("poisson", rate=1.0), RandomizedResponse(theta), steps)]), delta)
     loss = math.log(theta / (1 - theta)) * (2 * np.arange(steps + 1) - steps)
     weights = stats.binom.pmf(np.arange(steps + 1), steps, theta)
@@ -192,22 +192,22 @@ def test_one_step_pld_is_pessimistic(mechanism):
     """Before composition the PLD's δ(ε) is never below the exact profile of the pairs."""
     setting = Subsampling("poisson", rate=0.2, group=2)
     step = subsampled_step(setting, mechanism, 1)
-    plds = pld.compose([step], discretisation=1e-3)
+    plds = pld.compose_plds([step], discretisation=1e-3)
     for epsilon in (0.0, 0.05, 0.4, 1.5, 3.0):
         exact = max(sum(math.exp(w) * hockey_stick(pairs[0], epsilon).value for w, pairs in case)
                     for case in step.cases)
-        assert pld.delta_for_epsilon(plds, epsilon) >= exact * (1 - 1e-12)
+        assert pld.pld_delta(plds, epsilon) >= exact * (1 - 1e-12)
 
 
 def test_heterogeneous_pld_composition_and_relation_check():
     half = subsampled_step(POISSON, gaussian(1.0), 250)
-    split = pld.epsilon_for_delta(pld.compose([half, half], 1e-3), 1e-6)
-    whole = pld.epsilon_for_delta(pld.compose([subsampled_step(POISSON, gaussian(1.0), 500)],
+    split = pld.pld_epsilon(pld.compose_plds([half, half], 1e-3), 1e-6)
+    whole = pld.pld_epsilon(pld.compose_plds([subsampled_step(POISSON, gaussian(1.0), 500)],
                                               1e-3), 1e-6)
     assert split == pytest.approx(whole, abs=1e-8)   # FFT rounding only
     other = subsampled_step(Subsampling("poisson", rate=0.01, group=2), gaussian(1.0), 1)
     with pytest.raises(InvalidSpecification, match="one neighbouring relation"):
-        pld.compose([half, other])
+        pld.compose_plds([half, other])
 
 
 def test_accountant_reports_either_direction_consistently():
@@ -216,7 +216,7 @@ def test_accountant_reports_either_direction_consistently():
         at_delta = account(step, accountant, delta=1e-5)
         at_epsilon = account(step, accountant, epsilon=at_delta.epsilon)
         assert at_epsilon.delta <= 1e-5 * (1 + 1e-3)
-    with pytest.raises(InvalidSpecification, match="exactly one of --delta and --epsilon"):
+    with pytest.raises(InvalidSpecification, match="exactly one of delta and epsilon"):
         account(step, Accountant.PLD)
     with pytest.raises(UnsupportedOperation, match="exact solver"):
         subsampled_step(Subsampling("poisson", rate=0.1), _NoSolver(0.75), 1)
@@ -244,7 +244,7 @@ def test_substitution_without_an_exact_solver_uses_prop_e5_pairs():
 @pytest.mark.parametrize("n, p, b", [(100, 0.1, 8), (1000, 0.05, 55), (60000, 0.004, 260),
                                      (50, 0.9, 40), (10, 0.5, 1)])
 def test_branch_rate_closed_form_equals_the_direct_sum(n, p, b):
-    sampling = TruncatedPoisson(p, b, n)
+    sampling = TruncatedPoissonSetting(p, b, n)
     assert sampling.branch_rate() == pytest.approx(sampling.branch_rate_direct(), rel=1e-12)
     with mp.workdps(40):   # scipy's tails are within PROBABILITY_ERROR of 40-digit values
         w = mp.betainc(b, n - b, 0, p, regularized=True)
@@ -252,11 +252,11 @@ def test_branch_rate_closed_form_equals_the_direct_sum(n, p, b):
 
 
 def _epsilon(step, delta=1e-6, discretisation=1e-3):
-    return pld.epsilon_for_delta(pld.compose([step], discretisation), delta)
+    return pld.pld_epsilon(pld.compose_plds([step], discretisation), delta)
 
 
 def test_no_truncation_is_plain_poisson():
-    sampling = TruncatedPoisson(0.05, 200, 200)          # B = n: never truncates
+    sampling = TruncatedPoissonSetting(0.05, 200, 200)          # B = n: never truncates
     assert sampling.truncation_probability() == 0
     truncated = _epsilon(truncated_step(sampling, gaussian(1.0), 100))
     plain = _epsilon(subsampled_step(Subsampling("poisson", rate=0.05), gaussian(1.0), 100))
@@ -266,7 +266,7 @@ def test_no_truncation_is_plain_poisson():
 def test_always_truncating_is_fixed_batch_with_doubled_sensitivity():
     """p = 1, B < n: a batch of B of n records, i.e. Poisson at rate B/n with sensitivity 2."""
     n, b = 500, 20
-    sampling = TruncatedPoisson(1.0, b, n)
+    sampling = TruncatedPoissonSetting(1.0, b, n)
     assert sampling.branch_rate() == pytest.approx(b / n, rel=1e-15)
     truncated = _epsilon(truncated_step(sampling, gaussian(3.0), 100))
     fixed = _epsilon(subsampled_step(Subsampling("poisson", rate=b / n),
@@ -281,7 +281,7 @@ def test_truncated_poisson_against_dp_accounting():
     for neighbouring, relation in ((Neighbouring.REPLACE_ONE, NeighboringRelation.REPLACE_ONE),
                                    (Neighbouring.ADD_REMOVE,
                                     NeighboringRelation.ADD_OR_REMOVE_ONE)):
-        ours = _epsilon(truncated_step(TruncatedPoisson(p, b, n, neighbouring), gaussian(sigma),
+        ours = _epsilon(truncated_step(TruncatedPoissonSetting(p, b, n, neighbouring), gaussian(sigma),
                                        steps), discretisation=1e-4)
         peer = peer_pld.from_truncated_subsampled_gaussian_mechanism(
             n, p, b, sigma, neighboring_relation=relation).self_compose(steps)
@@ -294,13 +294,13 @@ def test_truncated_poisson_against_dp_accounting():
 
 def test_truncation_beats_the_naive_bound():
     n, p, b, steps = 1000, 0.05, 65, 100
-    sampling = TruncatedPoisson(p, b, n)
+    sampling = TruncatedPoissonSetting(p, b, n)
     ours = _epsilon(truncated_step(sampling, gaussian(1.0), steps))
-    poisson = pld.compose([subsampled_step(Subsampling("poisson", rate=p), gaussian(1.0),
+    poisson = pld.compose_plds([subsampled_step(Subsampling("poisson", rate=p), gaussian(1.0),
                                            steps)], 1e-3)
     overflow = steps * sampling.overflow_probability()
     assert overflow == pytest.approx(steps * stats.binom.sf(b, n, p))
-    naive = naive_epsilon(lambda e: pld.delta_for_epsilon(poisson, e), 1e-5, overflow)
+    naive = naive_epsilon(lambda e: pld.pld_delta(poisson, e), 1e-5, overflow)
     assert ours < naive
 
 
@@ -335,7 +335,7 @@ def test_truncated_pairs_dominate_exact_enumeration(neighbouring):
     query (n = 7, p = 0.5, B = 3: truncation is frequent) on records in [−1, 1], both
     directions: never below the truth, and close to it where the others oppose the target."""
     n, rate, max_batch, sigma = 7, 0.5, 3, 1.0
-    cases = TruncatedPoisson(rate, max_batch, n, neighbouring).cases(gaussian(sigma))
+    cases = TruncatedPoissonSetting(rate, max_batch, n, neighbouring).cases(gaussian(sigma))
     rng = np.random.default_rng(5)
     datasets = [[value] * (n - 1) for value in (-1.0, 0.0, 1.0)]
     datasets += [list(rng.uniform(-1, 1, n - 1)) for _ in range(2)]
@@ -353,10 +353,10 @@ def test_truncated_pairs_dominate_exact_enumeration(neighbouring):
 
 
 @pytest.mark.parametrize("arguments, message", [
-    ((1.5, 10, 100), "--rate must be in"), ((0.1, 0, 100), "--max-batch must be an integer"),
-    ((0.1, 10, 0), "--dataset-size must be an integer"), ((0.1, 2.5, 10), "--max-batch")])
+    ((1.5, 10, 100), "^rate must be in"), ((0.1, 0, 100), "^max_batch must be an integer"),
+    ((0.1, 10, 0), "^dataset_size must be an integer"), ((0.1, 2.5, 10), "^max_batch")])
 def test_truncated_poisson_rejects_bad_input(arguments, message):
     with pytest.raises(InvalidSpecification, match=message):
-        TruncatedPoisson(*arguments)
+        TruncatedPoissonSetting(*arguments)
     with pytest.raises(UnsupportedOperation, match="Gaussian mechanism only"):
-        TruncatedPoisson(0.1, 10, 100).cases(laplace(1.0))
+        TruncatedPoissonSetting(0.1, 10, 100).cases(laplace(1.0))

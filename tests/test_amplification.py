@@ -7,10 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from otbound.amplification import Method, adp, rdp
+from otbound.choices import Method
 from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.mechanisms import RandomizedResponse, gaussian, laplace
-from otbound.subsampling import Subsampling
+from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
+from otbound.numerics.methods import adp, rdp
+from otbound.numerics.settings import Subsampling
 
 MECHANISMS = st.sampled_from([gaussian(0.8), gaussian(3.0), laplace(0.7), laplace(2.0),
                               RandomizedResponse(0.7)])
@@ -80,10 +81,10 @@ def test_without_replacement():
     tight = values(rdp(setting, rr, Method.TIGHT, [2.0, 10.0]))
     agnostic = values(rdp(setting, rr, Method.AGNOSTIC, [2.0, 10.0]))
     assert np.all(tight < agnostic)
-    with pytest.raises(UnsupportedOperation, match="use --method agnostic"):
+    with pytest.raises(UnsupportedOperation, match="use method='agnostic'"):
         rdp(setting, gaussian(1.0), Method.TIGHT, [2.0])
     group = Subsampling("wor", batch_size=10, dataset_size=1000, substitutions=3)
-    with pytest.raises(UnsupportedOperation, match="use --method agnostic"):
+    with pytest.raises(UnsupportedOperation, match="use method='agnostic'"):
         adp(group, gaussian(1.0), Method.TIGHT, [0.5, 1.0])
     tight, posthoc = (values(adp(group, rr, method, [0.01, 0.5])) for method in
                       (Method.TIGHT, Method.POSTHOC))
@@ -91,17 +92,17 @@ def test_without_replacement():
 
 
 @pytest.mark.parametrize("make, message", [
-    (lambda: Subsampling("poisson", rate=1.5), r"--rate must be in \[0, 1\], got 1.5"),
-    (lambda: Subsampling("poisson", rate=-0.1), r"--rate must be in \[0, 1\]"),
-    (lambda: Subsampling("poisson", rate=0.1, group=0), "--group must be an integer >= 1, got 0"),
+    (lambda: Subsampling("poisson", rate=1.5), r"^rate must be in \[0, 1\], got 1.5"),
+    (lambda: Subsampling("poisson", rate=-0.1), r"^rate must be in \[0, 1\]"),
+    (lambda: Subsampling("poisson", rate=0.1, group=0), "^group must be an integer >= 1, got 0"),
     (lambda: Subsampling("poisson", rate=0.1, insertions=-1, removals=1),
-     "--insertions must be an integer >= 0, got -1"),
-    (lambda: Subsampling("poisson", rate=0.1, group=2, removals=1), "either --group or"),
-    (lambda: Subsampling("wor", batch_size=10, dataset_size=10), "smaller than --dataset-size"),
-    (lambda: Subsampling("wor", batch_size=0, dataset_size=10), "--batch-size must be an integer"),
+     "^insertions must be an integer >= 0, got -1"),
+    (lambda: Subsampling("poisson", rate=0.1, group=2, removals=1), "either group or"),
+    (lambda: Subsampling("wor", batch_size=10, dataset_size=10), "smaller than dataset_size"),
+    (lambda: Subsampling("wor", batch_size=0, dataset_size=10), "^batch_size must be an integer"),
     (lambda: Subsampling("wor", batch_size=2, dataset_size=10, substitutions=11),
-     "--substitutions must be <= --dataset-size"),
-    (lambda: Subsampling("bernoulli"), "--scheme must be poisson or wor"),
+     "^substitutions must be <= dataset_size"),
+    (lambda: Subsampling("bernoulli"), "^scheme must be one of 'poisson', 'wor'"),
 ])
 def test_invalid_settings_name_the_argument(make, message):
     with pytest.raises(InvalidSpecification, match=message):

@@ -4,7 +4,7 @@ import pytest
 import sympy as sp
 
 from otbound import ConstraintMatrix, InvalidSpecification, problem, statement
-from otbound.symbols import r
+from otbound.engine.symbols import r
 
 LABELS = ("A1", "A2", "E1")
 

@@ -1,6 +1,6 @@
 """`otbound derive` / `otbound verify` on hostile or malformed input: one line, the right exit code.
 
-Each test pins one defect: a derivation file that exits, interrupts or prints at import; verify
+Each test pins one defect: a derivation file that exits, interrupts or prints at import; verify_derivation
 flags out of range; verify on a derivation whose case has no bound; a grid parameter outside its
 range; timings in the JSON output; and the verifier's cache of derived bounds.
 """
@@ -13,21 +13,21 @@ from fractions import Fraction
 import pytest
 
 from otbound import Copy, Coupling, InstanceGrid, InvalidSpecification
-from otbound.catalog import find
 from otbound.cli import main
-from otbound.conditionals import SizeReference
-from otbound.symbols import N, q, r
-from otbound.verify.checks import derived_bound
-from otbound.verify.runner import MAX_N, MAX_SAMPLES, smallest_max_n, verify
+from otbound.engine.catalog import load_derivation
+from otbound.engine.conditionals import SizeReference
+from otbound.engine.derivation import run
+from otbound.engine.symbols import N, q, r
+from otbound.verify.runner import MAX_N, MAX_SAMPLES, instances, smallest_max_n, verify_derivation
 
 # A derivation file built from a bundled one: 001 Prop. E.4 with both couplings broken, so that
 # the engine derives no bound for either case (and verify has nothing to sample: it is fast).
 BROKEN_COUPLINGS = """
     from dataclasses import replace
     from otbound import Copy, Coupling
-    from otbound.catalog import find
+    from otbound.engine.catalog import load_derivation
 
-    base = find("001-prop-E.4")
+    base = load_derivation("001-prop-E.4")
     removal, insertion = base.variants[0].cases
     removal = replace(removal, coupling=Coupling("A1", (Copy("A1", "E1"), Copy("A1", "A2"))))
     insertion = replace(insertion, coupling=Coupling("A1", (Copy("A1", "E1"), Copy("A1", "E2"))))
@@ -80,8 +80,8 @@ def test_derivation_file_that_interrupts_or_exits_gives_one_line_and_exit_two(
 def test_derivation_file_that_prints_leaves_stdout_valid_json(capsys, tmp_path):
     path = write(tmp_path, "chatty.py", """
         print("loading my derivation ...")
-        from otbound.catalog import find
-        DERIVATION = find("001-prop-E.4")
+        from otbound.engine.catalog import load_derivation
+        DERIVATION = load_derivation("001-prop-E.4")
     """)
     code, out, err = run_cli(capsys, "derive", path, "--json")
     assert code == 0 and json.loads(out)["name"] == "001-prop-E.4"
@@ -106,19 +106,20 @@ def test_verify_flags_out_of_range_give_one_line_naming_the_range(capsys, flags,
     assert one_line(err) == f"otbound: error: {message}"
 
 
-@pytest.mark.parametrize("arguments, flag", [
-    ({"seed": -1}, "--seed"), ({"seed": 1.5}, "--seed"), ({"seed": True}, "--seed"),
-    ({"samples": 0}, "--samples"), ({"samples": 2.0}, "--samples"),
-    ({"max_n": 2}, "--max-n"), ({"max_n": MAX_N + 1}, "--max-n"), ({"max_n": "6"}, "--max-n"),
+@pytest.mark.parametrize("arguments", [
+    {"seed": -1}, {"seed": 1.5}, {"seed": True}, {"samples": 0}, {"samples": 2.0},
+    {"max_n": 2}, {"max_n": MAX_N + 1}, {"max_n": "6"},
 ])
-def test_verify_validates_its_parameters_in_the_library(arguments, flag):
-    with pytest.raises(InvalidSpecification, match=f"^{flag} must be an integer"):
-        verify(find("001-thm-3.6"), **arguments)
+def test_verify_validates_its_parameters_in_the_library(arguments):
+    (parameter,) = arguments
+    with pytest.raises(InvalidSpecification, match=f"^{parameter} must be an integer") as raised:
+        verify_derivation(load_derivation("001-thm-3.6"), **arguments)
+    assert raised.value.parameter == parameter
 
 
 def test_smallest_max_n_is_the_size_at_which_every_case_has_an_instance():
-    assert smallest_max_n(find("001-prop-E.4")) == 1
-    assert smallest_max_n(find("001-thm-3.6")) == 4     # q = 3, the grid's middle batch size
+    assert smallest_max_n(load_derivation("001-prop-E.4")) == 1
+    assert smallest_max_n(load_derivation("001-thm-3.6")) == 4     # q = 3, the grid's middle batch size
 
 
 def test_verify_at_the_smallest_max_n_runs(capsys):
@@ -147,11 +148,11 @@ def test_verify_reports_cases_without_a_bound_as_failed_checks(capsys, tmp_path)
 
 
 def test_verify_skips_only_the_case_without_a_bound():
-    derivation = find("001-prop-E.4")
+    derivation = load_derivation("001-prop-E.4")
     removal, insertion = derivation.variants[0].cases
     broken = replace(removal, coupling=Coupling("A1", (Copy("A1", "E1"), Copy("A1", "A2"))))
     variant = replace(derivation.variants[0], cases=(broken, insertion))
-    report = verify(replace(derivation, variants=(variant,)), max_n=3, samples=1)
+    report = verify_derivation(replace(derivation, variants=(variant,)), max_n=3, samples=1)
     assert not report.passed
     failed = [f for f in report.findings if not f.passed]
     assert [(f.check, f.parameters["case"]) for f in failed] == [("derived bound", "removal")]
@@ -178,7 +179,7 @@ def test_verify_skips_only_the_case_without_a_bound():
 ])
 def test_grid_parameters_are_validated_when_the_derivation_is_built(name, grid, message):
     with pytest.raises(InvalidSpecification) as raised:
-        replace(find(name), grid=grid)
+        replace(load_derivation(name), grid=grid)
     assert message in str(raised.value) and f"derivation {name!r}" in str(raised.value)
 
 
@@ -192,9 +193,9 @@ def test_grid_rate_outside_the_unit_interval_is_bad_input_on_the_command_line(ca
     path = write(tmp_path, "rate.py", """
         from dataclasses import replace
         from otbound import InstanceGrid
-        from otbound.catalog import find
-        from otbound.symbols import r
-        DERIVATION = replace(find("001-prop-E.4"), grid=InstanceGrid(range(1, 9), ({r: 5},)))
+        from otbound.engine.catalog import load_derivation
+        from otbound.engine.symbols import r
+        DERIVATION = replace(load_derivation("001-prop-E.4"), grid=InstanceGrid(range(1, 9), ({r: 5},)))
     """)
     for command in ("derive", "verify"):
         code, out, err = run_cli(capsys, command, path)
@@ -258,15 +259,15 @@ def test_bad_names_and_flag_values_give_one_line_and_exit_two(capsys, argv):
     assert code == 2 and out == "" and one_line(err).startswith("otbound: error: ")
 
 
-# --- the verifier's cache of derived bounds -------------------------------------------------
+# --- the verifier verifies the bounds of the derivation's report ---------------------------
 
-def test_derived_bounds_are_cached_by_ingredients_not_by_object_identity():
-    derivation = find("001-thm-F.3")
-    case = derivation.variants[0].cases[0]
+def test_the_verifier_takes_the_case_bounds_from_the_derivation_report():
+    derivation = load_derivation("001-thm-F.3")
     # Same name, same case object, another size reference: another bound (001 Thm. F.3's weight
     # q/N is only right with N the larger dataset).
     other = replace(derivation, size_reference=SizeReference.X_PRIME)
-    weights = [derived_bound(d, case).terms[0][1].left[1].weight for d in (derivation, other)]
+    reports = [run(d) for d in (derivation, other)]
+    bounds = [instances(report, 6)[0].case_bound for report in reports]
+    assert [b is r.variants[0].cases[0].bound for b, r in zip(bounds, reports)] == [True, True]
+    weights = [bound.terms[0][1].left[1].weight for bound in bounds]
     assert weights[0] != weights[1] and weights[0].has(N)
-    again = find("001-thm-F.3")           # a reload: new objects, the same ingredients
-    assert derived_bound(again, again.variants[0].cases[0]) is derived_bound(derivation, case)

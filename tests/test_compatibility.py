@@ -7,18 +7,18 @@ from fractions import Fraction
 
 import pytest
 
-from otbound import (BatchRelation, Copy, Coupling, DrawIndependently, instance_case_bound, run)
-from otbound.catalog import find
-from otbound.compatibility import SupportGeometry, find_compatibility_violation
-from otbound.conditionals import ConcreteConditionals
-from otbound.relations import distance_between_supports, distance_to_support
-from otbound.symbols import q, r
+from otbound import BatchRelation, Copy, Coupling, DrawIndependently, instance_case_bound, run
+from otbound.engine.catalog import load_derivation
+from otbound.engine.compatibility import SupportGeometry, find_compatibility_violation
+from otbound.engine.conditionals import ConcreteConditionals
+from otbound.engine.relations import distance_between_supports, distance_to_support
+from otbound.engine.symbols import q, r
 
 RATE = Fraction(1, 3)
 
 
 def poisson_removal(coupling=None):
-    derivation = find("001-prop-E.4")
+    derivation = load_derivation("001-prop-E.4")
     case = derivation.variants[0].cases[0]
     if coupling is not None:
         case = replace(case, coupling=coupling)
@@ -82,7 +82,7 @@ def test_incompatible_coupling_gives_a_strictly_looser_bound():
 @pytest.mark.parametrize("name, values", [("001-thm-3.6", {q: 2}), ("001-prop-E.5", {q: 2}),
                                           ("001-thm-4.1", {r: RATE}), ("001-thm-F.3", {q: 2})])
 def test_type_shortcut_matches_brute_force_support_distances(name, values):
-    derivation = find(name)
+    derivation = load_derivation(name)
     case = derivation.variants[-1].cases[0]
     conditionals = ConcreteConditionals(case, derivation.scheme.substitute(values), 3)
     geometry = SupportGeometry(conditionals, derivation.batch_relation)

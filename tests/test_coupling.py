@@ -8,11 +8,11 @@ import sympy as sp
 
 from otbound import (Copy, Coupling, InvalidSpecification, Poisson, ReplaceGroup,
                      ReplaceRandomMember, WithoutReplacement)
-from otbound.batches import BatchType, Content
-from otbound.catalog import find
-from otbound.conditionals import ConcreteConditionals, SymbolicConditionals
-from otbound.schemes import as_fraction
-from otbound.symbols import m, n, q, r
+from otbound.engine.batches import BatchType, Content
+from otbound.engine.catalog import load_derivation
+from otbound.engine.conditionals import ConcreteConditionals, SymbolicConditionals
+from otbound.engine.schemes import as_fraction
+from otbound.engine.symbols import m, n, q, r
 
 CASES = [
     ("001-prop-E.4", 0, 0, {r: Fraction(1, 3)}),
@@ -28,7 +28,7 @@ CASES = [
 
 
 def case_of(name, variant, index):
-    derivation = find(name)
+    derivation = load_derivation(name)
     return derivation, derivation.variants[variant].cases[index]
 
 

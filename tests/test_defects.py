@@ -8,17 +8,17 @@ import math
 
 import mpmath as mp
 import numpy as np
+import oracle
 import pytest
 
-import oracle
 from otbound.accounting import rdp as rdp_accounting
-from otbound.accounting.accountant import Accountant, account
-from otbound.accounting.conversion import Conversion
+from otbound.accounting.accountant import account
 from otbound.accounting.steps import subsampled_step
-from otbound.amplification import Method, adp, rdp
+from otbound.choices import Accountant, Conversion, Method
 from otbound.cli import main
-from otbound.mechanisms import RandomizedResponse, gaussian
-from otbound.subsampling import Subsampling
+from otbound.numerics.mechanisms import RandomizedResponse, gaussian
+from otbound.numerics.methods import adp, rdp
+from otbound.numerics.settings import Subsampling
 
 
 def run_cli(capsys, *argv):
@@ -64,8 +64,8 @@ def test_rdp_accountant_delta_is_above_the_exact_gaussian_delta():
 
 def test_optimal_conversion_is_at_least_the_high_precision_optimum():
     step = subsampled_step(Subsampling("poisson", rate=0.01), gaussian(2.0), 10)
-    curve = rdp_accounting.compose([step])
-    converted = rdp_accounting.delta_for_epsilon(curve, 2.0, Conversion.OPTIMAL)
+    curve = rdp_accounting.compose_rdp([step])
+    converted = rdp_accounting.rdp_delta(curve, 2.0, Conversion.OPTIMAL)
     rho = curve.epsilons[curve.orders == converted.order][0]
     reference = oracle.optimal_delta(converted.order, rho, 2.0)
     assert 1e-36 < reference < 1e-32

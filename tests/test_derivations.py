@@ -5,9 +5,9 @@ from dataclasses import replace
 import pytest
 
 from otbound import Copy, Coupling, InsertInRandomOrder, ReplaceGroup, problem, statement
-from otbound.catalog import catalogue, find
-from otbound.derivation import run
-from otbound.symbols import N, q
+from otbound.engine.catalog import bundled_derivations, load_derivation
+from otbound.engine.derivation import run
+from otbound.engine.symbols import N, q
 
 NAMES = ["001-prop-E.4", "001-thm-3.6", "001-thm-F.2", "001-thm-F.3", "001-prop-E.5",
          "001-thm-4.1", "003-thm-3.7"]
@@ -15,7 +15,7 @@ SYMBOLIC = ["001-prop-E.4", "001-thm-3.6", "001-thm-4.1"]
 
 
 def test_catalogue_holds_the_seven_derivations():
-    assert sorted(d.name for _, d in catalogue()) == sorted(NAMES)
+    assert sorted(d.name for _, d in bundled_derivations()) == sorted(NAMES)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -39,7 +39,7 @@ def test_thm_4_1_covers_groups_up_to_three(derivation_report):
 
 def test_the_statement_of_f3_as_printed_does_not_match():
     # As printed, the intermediate bound of 001 Thm. F.3 has d(y1, y2) <= 1: the engine disagrees.
-    derivation = find("001-thm-F.3")
+    derivation = load_derivation("001-thm-F.3")
     w = q / N
     printed = statement(
         removal=problem([("y1", 1 - w), ("y2", w)], [("y3", 1)], {("y1", "y3"): 0, ("y1", "y2"): 1}),
@@ -52,14 +52,14 @@ def test_the_statement_of_f3_as_printed_does_not_match():
 
 
 def test_the_weight_of_f3_with_n_the_smaller_dataset_does_not_match():
-    derivation = find("001-thm-F.3")
-    from otbound.conditionals import SizeReference
+    derivation = load_derivation("001-thm-F.3")
+    from otbound.engine.conditionals import SizeReference
     report = run(replace(derivation, size_reference=SizeReference.X_PRIME))
     assert not report.matches_published and "weight" in report.variants[0].difference
 
 
 def _first_case_with(name, coupling):
-    derivation = find(name)
+    derivation = load_derivation(name)
     variant = derivation.variants[-1]
     case = replace(variant.cases[0], coupling=coupling)
     return run(replace(derivation, variants=(replace(variant, cases=(case,) + variant.cases[1:]),)))

@@ -6,13 +6,12 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from otbound import (AllOf, Case, Copy, CountIs, Coupling, InsertInRandomOrder,
-                     instance_case_bound)
-from otbound.catalog import find
-from otbound.conditionals import ConcreteConditionals
-from otbound.derivation import check_case
-from otbound.simplify import is_identically_zero
-from otbound.symbols import N, q, r
+from otbound import AllOf, Case, Copy, CountIs, Coupling, InsertInRandomOrder, instance_case_bound
+from otbound.engine.catalog import load_derivation
+from otbound.engine.conditionals import ConcreteConditionals
+from otbound.engine.derivation import check_case
+from otbound.engine.simplify import is_identically_zero
+from otbound.engine.symbols import N, q, r
 
 
 def weights(bound):
@@ -21,7 +20,7 @@ def weights(bound):
 
 
 def test_changing_the_events_changes_the_emitted_weights():
-    derivation = find("001-thm-4.1")
+    derivation = load_derivation("001-thm-4.1")
     removal = derivation.variants[1].cases[0]          # K = 2: x' = x \ {g1, g2}
     coarse = check_case(derivation, removal)
     only = lambda present, absent: AllOf((CountIs((present,), 1), CountIs((absent,), 0)))
@@ -47,7 +46,7 @@ def test_changing_the_events_changes_the_emitted_weights():
 
 
 def test_weights_follow_the_size_convention():
-    derivation = find("001-thm-F.3")
+    derivation = load_derivation("001-thm-F.3")
     removal = derivation.variants[0].cases[0]
     larger = check_case(derivation, removal)
     smaller = check_case(replace(derivation, size_reference=type(derivation.size_reference).X_PRIME),
@@ -64,7 +63,7 @@ def test_weights_follow_the_size_convention():
     ("003-thm-3.7", 7, {r: Fraction(1, 2)}, 3),
 ])
 def test_symbolic_bound_at_an_instance_equals_the_exact_bound(name, variant, values, background):
-    derivation = find(name)
+    derivation = load_derivation(name)
     for case in derivation.variants[variant].cases:
         symbolic = check_case(derivation, case).bound
         size = background + case.size_offset(derivation.size_reference)

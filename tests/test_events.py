@@ -2,8 +2,8 @@ import pytest
 
 from otbound import (AllOf, CountAtLeast, CountIs, Everything, InvalidSpecification, Not,
                      contains_none, contains_some, count_partition)
-from otbound.batches import Content
-from otbound.events import partition_defect
+from otbound.engine.batches import Content
+from otbound.engine.events import partition_defect
 
 CONTENTS = [Content.of(c) for c in ([], ["g1"], ["g2"], ["g1", "g2"])]
 

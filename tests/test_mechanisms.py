@@ -5,16 +5,16 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
-
-from otbound.catalog import find
-from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.mechanisms import RandomizedResponse, gaussian, laplace
-from otbound.pairs import FinitePair, MixturePair
-from otbound.problems import NumericProblem, insert_remove_pattern
-from otbound.renyi import log_psi
-from otbound.subsampling import (poisson_problem, wor_group_terms, wor_substitution_problem)
-from otbound.symbols import N, q, r
 from published import rr_thm_3_7, rr_thm_g1
+
+from otbound.engine.catalog import load_derivation
+from otbound.engine.symbols import N, q, r
+from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
+from otbound.numerics.pairs import FinitePair, MixturePair
+from otbound.numerics.problems import NumericProblem, insert_remove_pattern
+from otbound.numerics.renyi import log_psi
+from otbound.numerics.settings import poisson_problem, wor_group_terms, wor_substitution_problem
 
 
 def derived_problems(name, variant):
@@ -33,7 +33,7 @@ def same_problem(numeric: NumericProblem, other: NumericProblem) -> bool:
 @pytest.mark.parametrize("variant", range(9))
 def test_poisson_statement_is_the_engines_bound(variant):
     from conftest import report_for
-    derivation = find("003-thm-3.7")
+    derivation = load_derivation("003-thm-3.7")
     relation = derivation.variants[variant].relation
     (probability, problem), = derived_problems("003-thm-3.7", variant)
     assert probability == 1
@@ -93,16 +93,16 @@ def test_printed_reverse_term_of_g1_is_not_a_divergence_of_distributions():
 def test_group_profiles_are_the_divergences_of_the_distance_pairs():
     alphas = np.array([1.5, 2.0, 7.0])
     for mechanism in (gaussian(1.5), laplace(0.7), RandomizedResponse(0.8)):
-        direct = [b.value for b in __import__("otbound.renyi", fromlist=["x"]).log_psi_curve(
+        direct = [b.value for b in __import__("otbound.numerics.renyi", fromlist=["x"]).log_psi_curve(
             mechanism.distance_pair(2), alphas)]
         assert np.allclose(mechanism.group_log_psi(2, alphas).upper, direct, rtol=1e-12)
 
 
 @pytest.mark.parametrize("make, message", [
-    (lambda: gaussian(0.0), "--sigma must be a finite number > 0, got 0"),
-    (lambda: gaussian(1.0, sensitivity=-1), "--sensitivity must be a finite number > 0"),
-    (lambda: laplace(float("nan")), "--scale must be a finite number > 0"),
-    (lambda: RandomizedResponse(1.0), r"--theta must be in \(0, 1\), got 1"),
+    (lambda: gaussian(0.0), "^sigma must be a finite number > 0, got 0"),
+    (lambda: gaussian(1.0, sensitivity=-1), "^sensitivity must be a finite number > 0"),
+    (lambda: laplace(float("nan")), "^scale must be a finite number > 0"),
+    (lambda: RandomizedResponse(1.0), r"^theta must be in \(0, 1\), got 1"),
 ])
 def test_bad_mechanism_parameters(make, message):
     with pytest.raises(InvalidSpecification, match=message):

@@ -10,10 +10,9 @@ from fractions import Fraction
 from math import comb
 
 import mpmath
+import oracle
 import pytest
 from flint import arb, arb_poly, ctx, fmpq
-
-import oracle
 from oracle import (Mixture, gaussian_removal_log_psi, mixture_delta, mixture_log_psi,
                     optimal_delta, optimal_epsilon, poisson_group_pair, rr_delta, rr_log_psi,
                     rr_poisson_delta, rr_poisson_group_delta, rr_poisson_group_log_psi,

@@ -5,9 +5,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from otbound.amplification import Method, adp, rdp
-from otbound.mechanisms import RandomizedResponse, gaussian, laplace
-from otbound.subsampling import Subsampling
+from otbound.choices import Method
+from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
+from otbound.numerics.methods import adp, rdp
+from otbound.numerics.settings import Subsampling
 
 MECHANISMS = st.one_of(
     st.floats(0.3, 100).map(gaussian),

@@ -2,9 +2,9 @@ import math
 
 import pytest
 
-from otbound import (BatchRelation, GroupInsertionRemoval, InsertRemove, InsertionRemoval,
+from otbound import (BatchRelation, GroupInsertionRemoval, InsertionRemoval, InsertRemove,
                      InvalidSpecification, KFoldSubstitution, NeighbourPair, Substitution)
-from otbound.relations import distance_between_supports, distance_to_support
+from otbound.engine.relations import distance_between_supports, distance_to_support
 
 PLUS, DELTA = BatchRelation.INSERTION_REMOVAL, BatchRelation.SUBSTITUTION
 

@@ -5,14 +5,14 @@ import pytest
 import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import dataset_sizes, open_rates, rates
 
 from otbound import (InvalidSpecification, Poisson, TruncatedPoisson, WithoutReplacement,
                      WithReplacement)
-from otbound.batches import Content, background
-from otbound.schemes import as_fraction
-from otbound.simplify import is_identically_zero
-from otbound.symbols import n, q, r
-from strategies import dataset_sizes, open_rates, rates
+from otbound.engine.batches import Content, background
+from otbound.engine.schemes import as_fraction
+from otbound.engine.simplify import is_identically_zero
+from otbound.engine.symbols import n, q, r
 
 SPECIALS = ("a", "g1")
 

@@ -5,16 +5,16 @@ from fractions import Fraction
 
 import pytest
 
-from otbound.catalog import catalogue
-from otbound.derivation import InstanceGrid, run
-from otbound.symbols import q, r
+from otbound.engine.catalog import bundled_derivations
+from otbound.engine.derivation import InstanceGrid, run
+from otbound.engine.symbols import q, r
 
 RATES = tuple({r: Fraction(*v)} for v in ((1, 2), (1, 3), (2, 7), (1, 10), (9, 10)))
 BATCH_SIZES = tuple({q: v} for v in range(1, 7))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path, derivation", catalogue(), ids=lambda x: getattr(x, "name", ""))
+@pytest.mark.parametrize("path, derivation", bundled_derivations(), ids=lambda x: getattr(x, "name", ""))
 def test_derivation_on_a_larger_grid(path, derivation):
     symbol = next(iter(derivation.grid.parameters[0]))
     parameters = RATES if symbol == r else BATCH_SIZES

@@ -17,14 +17,15 @@ from dataclasses import dataclass
 
 import mpmath as mp
 import numpy as np
+import oracle
 import pytest
 
-import oracle
 from otbound.accounting.conversion import (balle_delta, balle_epsilon, mironov_delta,
                                            mironov_epsilon, optimal_deltas, optimal_epsilons)
-from otbound.amplification import Method, adp, rdp
-from otbound.mechanisms import RandomizedResponse, gaussian, laplace
-from otbound.subsampling import Subsampling
+from otbound.choices import Method
+from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
+from otbound.numerics.methods import adp, rdp
+from otbound.numerics.settings import Subsampling
 
 DEFAULT_DRAWS, SLOW_DRAWS = 150, 1400
 

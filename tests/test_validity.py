@@ -5,14 +5,14 @@ from fractions import Fraction
 
 from otbound import (Case, Copy, Coupling, InsertInRandomOrder, ReplaceRandomMember, Variant,
                      Verdict, run)
-from otbound.catalog import find
-from otbound.conditionals import ConcreteConditionals, SymbolicConditionals
-from otbound.validity import check_marginals, prove_marginals
-from otbound.symbols import q, r
+from otbound.engine.catalog import load_derivation
+from otbound.engine.conditionals import ConcreteConditionals, SymbolicConditionals
+from otbound.engine.symbols import q, r
+from otbound.engine.validity import check_marginals, prove_marginals
 
 
 def with_coupling(name: str, index: int, coupling: Coupling):
-    derivation = find(name)
+    derivation = load_derivation(name)
     variant = derivation.variants[0]
     cases = list(variant.cases)
     cases[index] = replace(cases[index], coupling=coupling)
@@ -46,7 +46,7 @@ def test_a_wrong_marginal_makes_the_derivation_invalid_and_never_symbolic():
 def test_one_wrong_weight_of_a_random_order_is_caught():
     # Inserting the group in a fixed order is not a valid coupling for the events of 001 Thm. 4.1:
     # y_A1 would always contain g1, while s_x(· | A1) also puts mass on batches containing g2.
-    derivation = find("001-thm-4.1")
+    derivation = load_derivation("001-thm-4.1")
     variant = derivation.variants[1]
     removal = variant.cases[0]
     fixed_order = Coupling("A0", (Copy("A0", "E0"), InsertInRandomOrder("A0", ("g1",), ("A1",)),
@@ -63,7 +63,7 @@ def test_one_wrong_weight_of_a_random_order_is_caught():
 def test_replacing_members_under_poisson_is_not_claimed_proved():
     # ReplaceRandomMember shifts the background count, so the type-level identity cannot be
     # closed at the boundary m = 0 by otbound's symbolic check: it must say "undecided".
-    derivation = find("001-prop-E.4")
+    derivation = load_derivation("001-prop-E.4")
     removal = derivation.variants[0].cases[0]
     case = replace(removal, coupling=Coupling("A1", (
         Copy("A1", "E1"), ReplaceRandomMember("A1", ("a",), ("A2",)))))
@@ -73,7 +73,7 @@ def test_replacing_members_under_poisson_is_not_claimed_proved():
 
 def test_symbolic_proofs_of_the_bundled_couplings():
     for name in ("001-prop-E.4", "001-thm-3.6", "001-thm-4.1"):
-        derivation = find(name)
+        derivation = load_derivation(name)
         for variant in derivation.variants:
             for case in variant.cases:
                 verdict, note = prove_marginals(SymbolicConditionals(case, derivation.scheme))

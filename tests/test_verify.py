@@ -3,21 +3,24 @@
 import json
 import math
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, target
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis import target
+from published import rr_thm_g1
 
-from otbound.catalog import catalogue, find
 from otbound.cli import main
-from otbound.mechanisms import RandomizedResponse, gaussian, laplace
-from otbound.symbols import q, r
+from otbound.engine.catalog import bundled_derivations, load_derivation
+from otbound.engine.derivation import check_case
+from otbound.engine.symbols import q, r
+from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
 from otbound.verify import divergence
 from otbound.verify.checks import (Instance, check_mutations, check_tightness, random_function,
                                    worst_function)
-from otbound.verify.runner import instances, verify
-from published import rr_thm_g1
+from otbound.verify.runner import instances, verify_derivation
 
 CLAIMS = [("001-thm-3.6", "randomized-response"),   # 001 Thm. 3.7 / F.1
           ("001-thm-4.1", "randomized-response"),   # 001 Thm. G.1 / G.2
@@ -29,9 +32,18 @@ MECHANISMS = {"randomized-response": RandomizedResponse(0.75), "gaussian": gauss
               "laplace": laplace(1.0)}
 
 
+@lru_cache(maxsize=None)
+def first_case(name: str, variant: int):
+    """A bundled derivation, one variant, its first case and the engine's bound of that case
+    (derived once per session: the verifier no longer caches bounds)."""
+    derivation = load_derivation(name)
+    chosen = derivation.variants[variant]
+    return derivation, chosen, chosen.cases[0], check_case(derivation, chosen.cases[0]).bound
+
+
 @pytest.mark.parametrize("name, mechanism", CLAIMS)
 def test_claimed_bounds_are_attained_by_their_worst_case(name, mechanism):
-    derivation = find(name)
+    derivation = load_derivation(name)
     assert mechanism in {claim for claim, _ in derivation.tight}
     findings = [f for instance in instances(derivation, 5)
                 for f in check_tightness(instance, MECHANISMS[mechanism], (1.5, 2.0, 8.0),
@@ -42,9 +54,9 @@ def test_claimed_bounds_are_attained_by_their_worst_case(name, mechanism):
         assert abs(f.observed - f.bound) <= 1e-10 * max(f.bound, 1e-300)
 
 
-@pytest.mark.parametrize("path, derivation", catalogue(), ids=lambda x: getattr(x, "name", ""))
+@pytest.mark.parametrize("path, derivation", bundled_derivations(), ids=lambda x: getattr(x, "name", ""))
 def test_every_derivation_passes_verification(path, derivation, record_property):
-    report = verify(derivation, max_n=6, samples=2000, seed=0)
+    report = verify_derivation(derivation, max_n=6, samples=2000, seed=0)
     record_property("worst_soundness_ratio", report.worst_ratio)
     print(f"{derivation.name}: {report.soundness_cases} cases, worst ratio {report.worst_ratio:.9f}")
     assert report.passed, report.to_text()
@@ -52,14 +64,14 @@ def test_every_derivation_passes_verification(path, derivation, record_property)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path, derivation", catalogue(), ids=lambda x: getattr(x, "name", ""))
+@pytest.mark.parametrize("path, derivation", bundled_derivations(), ids=lambda x: getattr(x, "name", ""))
 def test_every_derivation_passes_a_longer_verification(path, derivation):
-    report = verify(derivation, max_n=7, samples=10_000, seed=1)
+    report = verify_derivation(derivation, max_n=7, samples=10_000, seed=1)
     assert report.passed and report.soundness_cases >= 10_000, report.to_text()
 
 
 def test_each_mutation_is_caught_with_a_witness():
-    derivation = find("001-thm-4.1")
+    derivation = load_derivation("001-thm-4.1")
     instance = next(i for i in instances(derivation, 6)
                     if i.variant.label == "K = 2" and i.case.pair.name == "removal")
     findings = check_mutations(instance, gaussian(1.0), 2.0, 0.5)
@@ -72,11 +84,11 @@ def test_each_mutation_is_caught_with_a_witness():
 def test_printed_g1_reverse_term_departs_from_the_exact_divergence():
     # The insertion case of 001 Thm. 4.1 with randomized response: the worst case built by the
     # verifier attains the corrected bound exactly, and the printed term is something else.
-    derivation, rr, alpha = find("001-thm-4.1"), RandomizedResponse(0.75), 3.0
+    derivation, rr, alpha = load_derivation("001-thm-4.1"), RandomizedResponse(0.75), 3.0
     instance = next(i for i in instances(derivation, 6)
                     if i.variant.label == "K = 2" and i.case.pair.name == "insertion")
     function = worst_function(instance, rr, "RDP", alpha)
-    exact = divergence.log_psi(instance.exact_pair(rr, function), alpha) / (alpha - 1)
+    exact = divergence.independent_log_psi(instance.exact_pair(rr, function), alpha) / (alpha - 1)
     corrected = instance.bound_log_psi(rr, [alpha])[0] / (alpha - 1)
     printed = rr_thm_g1(0.75, float(instance.values[r]), 2, alpha, printed=True,
                         terms="reverse") / (alpha - 1)
@@ -92,14 +104,13 @@ def test_printed_g1_reverse_term_departs_from_the_exact_divergence():
        seed=st.integers(0, 2 ** 32 - 1))
 def test_exact_divergence_never_exceeds_the_bound(variant, rate, background, mechanism, alpha,
                                                   epsilon, seed):
-    derivation = find("003-thm-3.7")
-    chosen = derivation.variants[variant]
-    instance = Instance(derivation, chosen, chosen.cases[0], {r: rate}, background)
+    derivation, chosen, case, bound = first_case("003-thm-3.7", variant)
+    instance = Instance(derivation, chosen, case, {r: rate}, background, bound=bound)
     function = random_function(instance, mechanism, np.random.default_rng(seed))
     pair = instance.exact_pair(mechanism, function)
     bound_epsilon = instance.bound_log_psi(mechanism, [alpha])[0] / (alpha - 1)
     bound_delta = instance.bound_delta(mechanism, [epsilon])[0]
-    observed_epsilon = divergence.log_psi(pair, alpha) / (alpha - 1)
+    observed_epsilon = divergence.independent_log_psi(pair, alpha) / (alpha - 1)
     observed_delta = divergence.delta(pair, epsilon)
     target(observed_epsilon / bound_epsilon if bound_epsilon else 0.0, label="RDP ratio")
     assert observed_epsilon <= bound_epsilon * (1 + 1e-9) + 1e-15
@@ -111,13 +122,12 @@ def test_exact_divergence_never_exceeds_the_bound(variant, rate, background, mec
        alpha=st.sampled_from([1.5, 2.0, 6.0]), seed=st.integers(0, 2 ** 32 - 1))
 def test_sampling_without_replacement_randomized_response_is_sound(batch, extra, theta, alpha,
                                                                   seed):
-    derivation = find("001-thm-3.6")
-    variant = derivation.variants[0]
-    instance = Instance(derivation, variant, variant.cases[0], {q: batch}, batch + extra - 1)
+    derivation, variant, case, bound = first_case("001-thm-3.6", 0)
+    instance = Instance(derivation, variant, case, {q: batch}, batch + extra - 1, bound=bound)
     rr = RandomizedResponse(theta)
     pair = instance.exact_pair(rr, random_function(instance, rr, np.random.default_rng(seed)))
     bound = instance.bound_log_psi(rr, [alpha])[0]
-    assert divergence.log_psi(pair, alpha) <= bound * (1 + 1e-9) + 1e-15
+    assert divergence.independent_log_psi(pair, alpha) <= bound * (1 + 1e-9) + 1e-15
 
 
 def test_verify_command(capsys):
@@ -132,13 +142,13 @@ def test_verify_command(capsys):
 def test_printed_distance_of_f3_is_unsound_for_the_gaussian_mechanism():
     # 001 Thm. F.3 prints the intermediate bound with d(y1, y2) <= 1; the coupling has distance 2.
     # The worst case the verifier builds from the corrected bound exceeds the printed one.
-    from otbound.problems import NumericProblem, insert_remove_pattern
-    from otbound.renyi import log_psi
-    derivation, mechanism, alpha = find("001-thm-F.3"), gaussian(1.0), 2.0
+    from otbound.numerics.problems import NumericProblem, insert_remove_pattern
+    from otbound.numerics.renyi import log_psi
+    derivation, mechanism, alpha = load_derivation("001-thm-F.3"), gaussian(1.0), 2.0
     instance = next(i for i in instances(derivation, 6) if i.case.pair.name == "removal")
     (_, problem), = instance.terms
     function = worst_function(instance, mechanism, "RDP", alpha)
-    exact = divergence.log_psi(instance.exact_pair(mechanism, function), alpha)
+    exact = divergence.independent_log_psi(instance.exact_pair(mechanism, function), alpha)
     printed = NumericProblem(problem.left, problem.right, insert_remove_pattern(0, 1))
     (printed_pair,) = mechanism.tight_pairs(printed)
     corrected = instance.bound_log_psi(mechanism, [alpha])[0]

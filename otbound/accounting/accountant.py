@@ -10,19 +10,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from enum import Enum
 
 from otbound.accounting import pld, rdp
-from otbound.accounting.conversion import Conversion
 from otbound.accounting.steps import Step
-from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.limits import MAX_EPSILON, show
-
-
-class Accountant(Enum):
-    BEST = "best"
-    RDP = "rdp"
-    PLD = "pld"
+from otbound.choices import Accountant, Conversion
+from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
+from otbound.numerics.limits import MAX_EPSILON, show
 
 
 @dataclass(frozen=True)
@@ -40,10 +33,12 @@ class Guarantee:
 def account(steps: list[Step], accountant: Accountant = Accountant.BEST, *,
             delta: float | None = None, epsilon: float | None = None,
             conversion: Conversion = Conversion.OPTIMAL,
-            discretisation: float = pld.DISCRETISATION) -> Guarantee:
+            discretisation: float = pld.DEFAULT_DISCRETISATION) -> Guarantee:
     """ε at the given δ, or δ at the given ε, after composing ``steps`` (upper bounds)."""
     _check_target(delta, epsilon)
-    accountant = Accountant(accountant)
+    accountant = as_choice(Accountant, accountant, "accountant")
+    conversion = as_choice(Conversion, conversion, "conversion")
+    _check_steps(steps)
     pld.check_discretisation(discretisation)
     if accountant is not Accountant.BEST:
         return _account_with(accountant, steps, delta, epsilon, conversion, discretisation)
@@ -68,22 +63,22 @@ def _account_with(accountant: Accountant, steps: list[Step], delta: float | None
                   discretisation: float) -> Guarantee:
     total = sum(step.count for step in steps)
     if accountant is Accountant.PLD:
-        plds = pld.compose(steps, discretisation)
+        plds = pld.compose_plds(steps, discretisation)
         if delta is not None:
-            epsilon = pld.epsilon_for_delta(plds, delta)
+            epsilon = pld.pld_epsilon(plds, delta)
             if not math.isfinite(epsilon):
                 raise UnsupportedOperation(
                     f"the PLD accountant cannot certify δ = {show(delta)}: after composition "
                     f"more than that mass sits at infinite loss (tails of mass "
-                    f"{pld.TRUNCATION:g} are cut per composition); use a larger --delta or "
-                    "--accountant rdp")
+                    f"{pld.TRUNCATION:g} are cut per composition); use a larger delta or "
+                    "accountant='rdp'")
         else:
-            delta = min(pld.delta_for_epsilon(plds, epsilon), 1.0)   # δ ≤ 1 always holds
+            delta = min(pld.pld_delta(plds, epsilon), 1.0)   # δ ≤ 1 always holds
         details = {"discretisation": discretisation}
     else:
-        curve = rdp.compose(steps)
-        converted = (rdp.epsilon_for_delta(curve, delta, conversion) if delta is not None
-                     else rdp.delta_for_epsilon(curve, epsilon, conversion))
+        curve = rdp.compose_rdp(steps)
+        converted = (rdp.rdp_epsilon(curve, delta, conversion) if delta is not None
+                     else rdp.rdp_delta(curve, epsilon, conversion))
         epsilon, delta = converted.epsilon, min(converted.delta, 1.0)
         details = {"conversion": conversion.value, "order": converted.order}
         if not math.isfinite(epsilon):
@@ -91,11 +86,20 @@ def _account_with(accountant: Accountant, steps: list[Step], delta: float | None
     return Guarantee(float(epsilon), float(delta), total, accountant, details)
 
 
+def _check_steps(steps: list[Step]) -> None:
+    if (isinstance(steps, Step) or not isinstance(steps, (list, tuple)) or not steps
+            or not all(isinstance(step, Step) for step in steps)):
+        raise InvalidSpecification(
+            "steps must be a non-empty list of Step (e.g. [subsampled_step(setting, mechanism, "
+            f"count)]), got {steps!r:.80}", parameter="steps")
+
+
 def _check_target(delta: float | None, epsilon: float | None) -> None:
     if (delta is None) == (epsilon is None):
-        raise InvalidSpecification("give exactly one of --delta and --epsilon")
+        raise InvalidSpecification("give exactly one of delta and epsilon", parameter="delta")
     if delta is not None and not 0 < delta < 1:
-        raise InvalidSpecification(f"--delta must be in (0, 1), got {show(delta)}")
+        raise InvalidSpecification(f"delta must be in (0, 1), got {show(delta)}",
+                                   parameter="delta")
     if epsilon is not None and not (0 <= epsilon <= MAX_EPSILON):
         raise InvalidSpecification(
-            f"--epsilon must be in [0, {MAX_EPSILON:g}], got {show(epsilon)}")
+            f"epsilon must be in [0, {MAX_EPSILON:g}], got {show(epsilon)}", parameter="epsilon")

@@ -21,19 +21,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from enum import Enum
 
 import numpy as np
 
 from otbound.errors import InvalidSpecification
-from otbound.numeric import EPS, SMALLEST
-
-
-
-class Conversion(Enum):
-    OPTIMAL = "optimal"
-    BALLE2020 = "balle2020"
-    MIRONOV = "mironov"
+from otbound.numerics.rounding import EPS, SMALLEST
 
 
 @dataclass(frozen=True)
@@ -55,7 +47,7 @@ def _check(alpha: float, rho: float) -> None:
 
 def _check_delta(delta: float) -> None:
     if not 0 < delta < 1:
-        raise InvalidSpecification(f"--delta must be in (0, 1), got {delta}")
+        raise InvalidSpecification(f"delta must be in (0, 1), got {delta}", parameter="delta")
 
 
 # --- the classical conversions ----------------------------------------------------------------
@@ -220,7 +212,8 @@ def optimal_deltas(alphas, rhos, epsilon: float) -> list[Converted]:
     1e-140 keeps its digits; a δ below the smallest double is reported as that double."""
     alphas, rhos = _orders(alphas, rhos)
     if not (epsilon >= 0 and math.isfinite(epsilon)):
-        raise InvalidSpecification(f"--epsilon must be a finite number >= 0, got {epsilon}")
+        raise InvalidSpecification(f"epsilon must be a finite number >= 0, got {epsilon}",
+                                   parameter="epsilon")
     log_budget = (alphas - 1) * rhos
 
     def objective(t):

@@ -17,19 +17,20 @@ cases are composed separately and the worst case is reported.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-from dp_accounting.pld import common, pld_pmf
-from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
-from otbound.accounting.steps import Case, Step, check_composable
-from otbound.amplification import branches_delta
+from otbound.accounting.steps import Step, StepCase, check_composable
+from otbound.choices import DEFAULT_DISCRETISATION
 from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.limits import DISCRETISATION as DISCRETISATION_RANGE
-from otbound.limits import MAX_PLD_POINTS, show
-from otbound.pairs import Family, FinitePair, MixturePair
+from otbound.numerics.limits import DISCRETISATION_RANGE, MAX_PLD_POINTS, show
+from otbound.numerics.methods import branches_delta
+from otbound.numerics.pairs import Family, FinitePair, MixturePair
 
-DISCRETISATION = 1e-4
+if TYPE_CHECKING:   # dp_accounting (with scipy.stats) is imported where a PLD is built
+    from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
+
 TRUNCATION = 1e-15
 """Tail mass dp_accounting may cut (pessimistically) in each self-composition."""
 ROUNDING_RELATIVE, ROUNDING_FLOOR = 1e-9, 1e-15
@@ -37,7 +38,7 @@ ROUNDING_RELATIVE, ROUNDING_FLOOR = 1e-9, 1e-15
 one-step PLD read back at a grid point came out 1.5e-14 relative below the profile it was built
 from. The floor is the size of dp_accounting's own per-composition tail truncation. These are
 measured margins, not proofs (certified PLD arithmetic is future work)."""
-TAIL = 1e-25
+LOSS_TAIL = 1e-25
 """Probability mass of ``P`` left outside the loss grid (it is moved pessimistically)."""
 TOLERANCE = 1e-6
 """Relative error of δ accepted on the grid (each δ is still rounded up by its error); far
@@ -46,8 +47,8 @@ below what the discretisation changes, and it spares high-precision recomputatio
 
 def _reach(family: Family, log_weight: float) -> float:
     """Standardised distance beyond which a component of weight ``e^log_weight`` has less than
-    ``TAIL`` mass (Gaussian: ``Φ̄(c) ≤ e^{−c²/2}/2``; Laplace: ``e^{−c}/2``)."""
-    budget = max(log_weight - math.log(TAIL), 0.0)
+    ``LOSS_TAIL`` mass (Gaussian: ``Φ̄(c) ≤ e^{−c²/2}/2``; Laplace: ``e^{−c}/2``)."""
+    budget = max(log_weight - math.log(LOSS_TAIL), 0.0)
     return math.sqrt(2 * budget) if family is Family.GAUSSIAN else budget
 
 
@@ -57,31 +58,54 @@ def pair_loss_range(pair: MixturePair | FinitePair) -> tuple[float, float]:
         loss = pair.log_ratio
         finite = loss[np.isfinite(loss) & (pair.p > 0)]
         return float(finite.min()), float(finite.max())
-    keep = pair.p_log_weights > math.log(TAIL)
+    keep = pair.p_log_weights > math.log(LOSS_TAIL)
     reach = np.array([_reach(pair.family, w) for w in pair.p_log_weights[keep]]) * pair.scale
     means = pair.p_means[keep]
     loss = pair.log_loss(np.array([(means - reach).min(), (means + reach).max()]))
     return float(loss.min()), float(loss.max())
 
 
-def case_pld(case: Case, discretisation: float = DISCRETISATION) -> PrivacyLossDistribution:
+def case_pld(case: StepCase, discretisation: float = DEFAULT_DISCRETISATION) -> PrivacyLossDistribution:
     """The pessimistic connect-the-dots PLD of one case."""
     ranges = [pair_loss_range(pair) for _, pairs in case for pair in pairs]
     return profile_pld(lambda epsilons: branches_delta(case, epsilons, TOLERANCE).upper,
                        min(r[0] for r in ranges), max(r[1] for r in ranges), discretisation)
 
 
+def step_pld(step: Step,
+             discretisation: float = DEFAULT_DISCRETISATION) -> PrivacyLossDistribution:
+    """``step`` as one dp_accounting PLD, to compose with the rest of a user's pipeline.
+
+    Its profile is the largest over the step's cases, the profile of a dominating pair (Zhu et
+    al. 2022), so composing it with anything is sound; it can be looser than :func:`compose_plds`,
+    which keeps the cases apart. The step's ``count`` repetitions are composed.
+    """
+    ranges = [pair_loss_range(pair) for case in step.cases for _, pairs in case for pair in pairs]
+
+    def profile(epsilons: np.ndarray) -> np.ndarray:
+        return np.max([branches_delta(case, epsilons, TOLERANCE).upper for case in step.cases],
+                      axis=0)
+
+    pld = profile_pld(profile, min(r[0] for r in ranges), max(r[1] for r in ranges),
+                      discretisation)
+    _check_composed_size(pld, step.count)
+    return pld.self_compose(step.count, TRUNCATION) if step.count > 1 else pld
+
+
 def profile_pld(profile, low: float, high: float,
-                discretisation: float = DISCRETISATION) -> PrivacyLossDistribution:
+                discretisation: float = DEFAULT_DISCRETISATION) -> PrivacyLossDistribution:
     """The connect-the-dots PLD of a privacy profile ``δ(ε)`` (upper bounds, vectorised in ε)
     on the losses ``[low, high]`` (Doroshenko et al. 2022, Zhu et al. 2022)."""
+    from dp_accounting.pld import pld_pmf
+    from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
+
     check_discretisation(discretisation)
     points = math.ceil(high / discretisation) - math.floor(low / discretisation) + 1
     if points > MAX_PLD_POINTS:
         raise UnsupportedOperation(
             f"the PLD of one step would need {points:.3g} grid points (losses {low:.3g} to "
-            f"{high:.3g} at --discretisation {show(discretisation)}); at most "
-            f"{MAX_PLD_POINTS:.3g} are allowed: use a coarser --discretisation or --accountant rdp")
+            f"{high:.3g} at discretisation={show(discretisation)}); at most "
+            f"{MAX_PLD_POINTS:.3g} are allowed: use a coarser discretisation or accountant='rdp'")
     rounded = np.arange(math.floor(low / discretisation), math.ceil(high / discretisation) + 1)
     deltas = np.asarray(profile(rounded * discretisation), dtype=float)
     deltas = np.minimum.accumulate(np.clip(deltas, 0.0, 1.0))
@@ -95,39 +119,46 @@ def check_discretisation(discretisation: float) -> None:
     low, high = DISCRETISATION_RANGE
     if not low <= discretisation <= high:
         raise InvalidSpecification(
-            f"--discretisation must be in [{low:g}, {high:g}], got {show(discretisation)}")
+            f"discretisation must be in [{low:g}, {high:g}], got {show(discretisation)}",
+            parameter="discretisation")
 
 
 def _composed_points(pld: PrivacyLossDistribution, count: int) -> int:
     """Grid points of ``count`` self-compositions, by dp_accounting's own Chernoff bounds on the
     support it keeps (tails of mass ``TRUNCATION`` are cut)."""
+    from dp_accounting.pld import common
+
     # dp_accounting keeps the probabilities of a dense pmf here (it has no public accessor).
     probabilities = pld._pmf_remove.to_dense_pmf()._probs
     lower, upper = common.compute_self_convolve_bounds(probabilities, count, TRUNCATION)
     return upper - lower + 1
 
 
-def compose(steps: list[Step],
-            discretisation: float = DISCRETISATION) -> list[PrivacyLossDistribution]:
+def _check_composed_size(pld: PrivacyLossDistribution, count: int) -> None:
+    points = _composed_points(pld, count) if count > 1 else 0
+    if points > MAX_PLD_POINTS:
+        raise UnsupportedOperation(
+            f"composing {count} steps would need a PLD of {points:.3g} grid points "
+            f"(at most {MAX_PLD_POINTS:.3g}); use a coarser discretisation or "
+            "accountant='rdp'")
+
+
+def compose_plds(steps: list[Step],
+            discretisation: float = DEFAULT_DISCRETISATION) -> list[PrivacyLossDistribution]:
     """Adaptive composition of heterogeneous steps: one composed PLD per case."""
     check_composable(steps)
     composed = None
     for step in steps:
         plds = [case_pld(case, discretisation) for case in step.cases]
         for pld in plds:
-            points = _composed_points(pld, step.count) if step.count > 1 else 0
-            if points > MAX_PLD_POINTS:
-                raise UnsupportedOperation(
-                    f"composing {step.count} steps would need a PLD of {points:.3g} grid points "
-                    f"(at most {MAX_PLD_POINTS:.3g}); use a coarser --discretisation or "
-                    "--accountant rdp")
+            _check_composed_size(pld, step.count)
         plds = [pld.self_compose(step.count, TRUNCATION) if step.count > 1 else pld
                 for pld in plds]
         composed = plds if composed is None else [a.compose(b) for a, b in zip(composed, plds)]
     return composed
 
 
-def epsilon_for_delta(plds: list[PrivacyLossDistribution], delta: float) -> float:
+def pld_epsilon(plds: list[PrivacyLossDistribution], delta: float) -> float:
     """The worst case's ε at ``δ`` (pessimistic), for a target tightened by the rounding margin
     (``inf`` when nothing is left of it)."""
     target = (delta - ROUNDING_FLOOR) / (1 + ROUNDING_RELATIVE)
@@ -136,7 +167,7 @@ def epsilon_for_delta(plds: list[PrivacyLossDistribution], delta: float) -> floa
     return max(pld.get_epsilon_for_delta(target) for pld in plds)
 
 
-def delta_for_epsilon(plds: list[PrivacyLossDistribution], epsilon: float) -> float:
+def pld_delta(plds: list[PrivacyLossDistribution], epsilon: float) -> float:
     """The worst case's δ at ``ε`` (pessimistic), widened by the rounding margin."""
     delta = max(pld.get_delta_for_epsilon(epsilon) for pld in plds)
     return delta * (1 + ROUNDING_RELATIVE) + ROUNDING_FLOOR

@@ -6,13 +6,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from otbound.accounting.conversion import (Conversion, Converted, balle_delta, balle_epsilon,
-                                           mironov_delta, mironov_epsilon, optimal_deltas,
-                                           optimal_epsilons)
+from otbound.accounting.conversion import (Converted, balle_delta, balle_epsilon, mironov_delta,
+                                           mironov_epsilon, optimal_deltas, optimal_epsilons)
 from otbound.accounting.steps import Step, check_composable
-from otbound.amplification import branches_log_psi
+from otbound.choices import Conversion
 from otbound.errors import InvalidSpecification
-from otbound.renyi import check_orders
+from otbound.numerics.methods import branches_log_psi
+from otbound.numerics.renyi import check_orders
 
 DEFAULT_ORDERS = np.concatenate([1 + np.arange(1, 100) / 10, np.arange(11, 64),
                                  [64, 80, 96, 128, 192, 256, 384, 512, 1024]]).astype(float)
@@ -49,7 +49,7 @@ def step_curve(step: Step, orders=DEFAULT_ORDERS) -> RdpCurve:
     return RdpCurve(orders, log_psi / (orders - 1))
 
 
-def compose(steps: list[Step], orders=DEFAULT_ORDERS) -> RdpCurve:
+def compose_rdp(steps: list[Step], orders=DEFAULT_ORDERS) -> RdpCurve:
     """Adaptive composition of heterogeneous steps: ``Σ count · ε_step(α)`` (Mironov 2017)."""
     check_composable(steps)
     total = None
@@ -66,7 +66,7 @@ def _finite(curve: RdpCurve) -> tuple[np.ndarray, np.ndarray]:
     return curve.orders[keep], curve.epsilons[keep]
 
 
-def epsilon_for_delta(curve: RdpCurve, delta: float, conversion: Conversion) -> Converted:
+def rdp_epsilon(curve: RdpCurve, delta: float, conversion: Conversion) -> Converted:
     """The smallest ε over the orders for which the curve gives (ε, δ)-DP."""
     orders, rhos = _finite(curve)
     if conversion is Conversion.OPTIMAL:
@@ -83,7 +83,7 @@ def epsilon_for_delta(curve: RdpCurve, delta: float, conversion: Conversion) -> 
     return min(candidates, key=lambda c: c.epsilon)
 
 
-def delta_for_epsilon(curve: RdpCurve, epsilon: float, conversion: Conversion) -> Converted:
+def rdp_delta(curve: RdpCurve, epsilon: float, conversion: Conversion) -> Converted:
     """The smallest δ over the orders for which the curve gives (ε, δ)-DP."""
     orders, rhos = _finite(curve)
     if conversion is Conversion.OPTIMAL:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from otbound.amplification import Branch, tight_branches
+from otbound.choices import SchemeKind
 from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.limits import MAX_STEPS, show
-from otbound.mechanisms import Mechanism, describe
-from otbound.subsampling import Subsampling, wor_group_terms
+from otbound.numerics.limits import MAX_STEPS, show
+from otbound.numerics.mechanisms import Mechanism, describe
+from otbound.numerics.methods import Branch, tight_branches
+from otbound.numerics.settings import Subsampling, wor_group_terms
 
-Case = tuple[Branch, ...]
+StepCase = tuple[Branch, ...]
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class Step:
     that case ``i`` of every step refers to the same pair of datasets.
     """
 
-    cases: tuple[Case, ...]
+    cases: tuple[StepCase, ...]
     count: int
     relation: tuple
     setting: dict
@@ -38,7 +39,8 @@ class Step:
         if (isinstance(count, bool) or not math.isfinite(float(count))
                 or not float(count).is_integer() or not 1 <= count <= MAX_STEPS):
             raise InvalidSpecification(
-                f"--steps must be an integer in [1, {MAX_STEPS:.0e}], got {show(count)}")
+                f"count must be an integer in [1, {MAX_STEPS:.0e}], got {show(count)}",
+                parameter="count")
         object.__setattr__(self, "count", int(count))
 
 
@@ -54,14 +56,14 @@ def subsampled_step(setting: Subsampling, mechanism: Mechanism, count: int) -> S
         cases = tuple(tuple(tight_branches(terms, mechanism)) for terms in setting.cases())
         described["pairs"] = "tight"
     except UnsupportedOperation as error:
-        if setting.scheme != "wor":
+        if setting.scheme is not SchemeKind.WOR:
             raise UnsupportedOperation(
                 f"accounting needs the dominating pairs of an exact solver, and there is none "
                 f"for {described} ({error})") from error
         terms = wor_group_terms(setting.batch_size, setting.dataset_size, setting.substitutions)
         cases = (tuple(tight_branches(terms, mechanism)),)
         described["pairs"] = "001 Prop. E.5 (no exact solver; sound, not tight)"
-    if setting.scheme == "wor":
+    if setting.scheme is SchemeKind.WOR:
         relation = ("substitution", setting.substitutions)
     else:
         relation = ("insert-remove", tuple(setting.shapes()))

@@ -16,25 +16,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from enum import Enum
 
 import numpy as np
-from scipy import stats
 
-from otbound.accounting.steps import Case, Step
+from otbound.accounting.steps import Step, StepCase
+from otbound.choices import Neighbouring
 from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.mechanisms import AdditiveNoise, Mechanism, describe
-from otbound.pairs import Family, MixturePair
+from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, describe
+from otbound.numerics.pairs import Family, MixturePair
 
 PROBABILITY_ERROR = 1e-12
 """Relative error allowed for scipy's binomial tails (checked against mpmath in the tests);
 branch weights are raised by it, which can only enlarge the bound."""
-
-
-class Neighbouring(Enum):
-    ADD_REMOVE = "add-remove"
-    ZERO_OUT = "zero-out"
-    REPLACE_ONE = "replace-one"
 
 
 # Means of the untruncated (r = 1) and truncated (r = 2) branches, in units of the sensitivity:
@@ -47,7 +40,7 @@ _BRANCH_MEANS = {
 
 
 @dataclass(frozen=True)
-class TruncatedPoisson:
+class TruncatedPoissonSetting:
     """Poisson sampling at ``rate`` truncated to ``max_batch`` records, dataset size ``n``."""
 
     rate: float
@@ -57,10 +50,12 @@ class TruncatedPoisson:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.rate, (int, float)) and 0 <= self.rate <= 1):
-            raise InvalidSpecification(f"--rate must be in [0, 1], got {self.rate}")
-        for flag, value in (("--max-batch", self.max_batch), ("--dataset-size", self.dataset_size)):
+            raise InvalidSpecification(f"rate must be in [0, 1], got {self.rate}",
+                                       parameter="rate")
+        for name, value in (("max_batch", self.max_batch), ("dataset_size", self.dataset_size)):
             if isinstance(value, bool) or not float(value).is_integer() or value < 1:
-                raise InvalidSpecification(f"{flag} must be an integer >= 1, got {value}")
+                raise InvalidSpecification(f"{name} must be an integer >= 1, got {value}",
+                                           parameter=name)
         object.__setattr__(self, "rate", float(self.rate))
         object.__setattr__(self, "max_batch", int(self.max_batch))
         object.__setattr__(self, "dataset_size", int(self.dataset_size))
@@ -68,16 +63,22 @@ class TruncatedPoisson:
 
     def truncation_probability(self) -> float:
         """``w = P[Binom(n − 1, p) ≥ B]``: the other records alone fill the batch."""
+        from scipy import stats
+
         n, p, b = self.dataset_size, self.rate, self.max_batch
         return float(stats.binom.sf(b - 1, n - 1, p))
 
     def branch_rate(self) -> float:
         """``q̃``, the closed form of 002 Sec. 3.4 (requires ``w > 0``)."""
+        from scipy import stats
+
         n, p, b = self.dataset_size, self.rate, self.max_batch
         return float(stats.binom.sf(b, n, p) / self.truncation_probability() * b / n)
 
     def branch_rate_direct(self) -> float:
         """``q̃ = p Σ_{s=B}^{n−1} P[Binom(n−1, p) = s] / w · B/(s + 1)`` (002 Thm. 3.1)."""
+        from scipy import stats
+
         n, p, b = self.dataset_size, self.rate, self.max_batch
         s = np.arange(b, n)
         terms = stats.binom.pmf(s, n - 1, p) * b / (s + 1)
@@ -85,14 +86,16 @@ class TruncatedPoisson:
 
     def overflow_probability(self) -> float:
         """``P[Binom(n, p) > B]``: the chance that one step truncates (for the naive bound)."""
+        from scipy import stats
+
         return float(stats.binom.sf(self.max_batch, self.dataset_size, self.rate))
 
-    def cases(self, mechanism: Mechanism) -> tuple[Case, ...]:
+    def cases(self, mechanism: Mechanism) -> tuple[StepCase, ...]:
         """Both directions of the dominating pair, as public mixtures of the two branches."""
         if not (isinstance(mechanism, AdditiveNoise) and mechanism.family is Family.GAUSSIAN):
             raise UnsupportedOperation(
                 "truncated Poisson sampling is analysed for the Gaussian mechanism only (002 "
-                "Lemma 2.4 needs rotation invariance); use --mechanism gaussian")
+                "Lemma 2.4 needs rotation invariance)")
         w = self.truncation_probability()
         rates = (self.rate, self.branch_rate() if w > 0 else 0.0)
         branches = []
@@ -122,7 +125,7 @@ def _pair(scale: float, p_means, q_means, rate: float) -> MixturePair:
                        weights(q_means))
 
 
-def truncated_step(sampling: TruncatedPoisson, mechanism: Mechanism, count: int) -> Step:
+def truncated_step(sampling: TruncatedPoissonSetting, mechanism: Mechanism, count: int) -> Step:
     relation = ("truncated-poisson", sampling.neighbouring.value, sampling.dataset_size)
     return Step(sampling.cases(mechanism), count, relation,
                 sampling.describe() | describe(mechanism))

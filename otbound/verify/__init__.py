@@ -4,7 +4,7 @@
   randomized response, arbitrary Lipschitz functions (McShane form) for additive noise.
 * :mod:`~otbound.verify.enumeration` — exact output distributions by enumerating every batch.
 * :mod:`~otbound.verify.divergence` — divergences of arbitrary one-dimensional mixtures, written
-  independently of :mod:`otbound.renyi` and :mod:`otbound.hockey_stick`.
+  independently of :mod:`otbound.numerics.renyi` and :mod:`otbound.numerics.hockey_stick`.
 * :mod:`~otbound.verify.montecarlo` — sampling the real subsampled mechanism.
 * :mod:`~otbound.verify.checks` — tightness, soundness search, Monte Carlo and mutation checks.
 * :mod:`~otbound.verify.runner` — everything for one derivation, as a report.

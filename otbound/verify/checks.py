@@ -15,70 +15,61 @@ subsampled mechanism (by enumeration) can be computed:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from fractions import Fraction
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable
 
 import numpy as np
 import sympy as sp
 
-from otbound import symbols
-from otbound.amplification import terms_delta, terms_log_psi
-from otbound.batches import Batch, Content
-from otbound.conditionals import Case
-from otbound.derivation import Derivation, Variant, check_case
+from otbound.engine import symbols
+from otbound.engine.batches import Batch, Content
+from otbound.engine.bound import CaseBound
+from otbound.engine.conditionals import Case
+from otbound.engine.derivation import Derivation, Variant, check_case
+from otbound.engine.relations import BatchRelation
 from otbound.errors import InvalidSpecification
-from otbound.hockey_stick import hockey_stick_curve
-from otbound.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
-from otbound.pairs import MixturePair, log_sum_exp
-from otbound.problems import NumericProblem
-from otbound.relations import BatchRelation
-from otbound.report import CaseReport
-from otbound.renyi import log_psi_curve
+from otbound.numerics.hockey_stick import hockey_stick_curve
+from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
+from otbound.numerics.methods import terms_delta, terms_log_psi
+from otbound.numerics.pairs import MixturePair, log_sum_exp
+from otbound.numerics.problems import NumericProblem
+from otbound.numerics.renyi import log_psi_curve
+from otbound.numerics.settings import Term
 from otbound.verify import divergence, montecarlo
-from otbound.verify.enumeration import output_pair, value_distribution
+from otbound.verify.enumeration import additive_noise, output_pair, value_distribution
 from otbound.verify.functions import LipschitzFunction, TableFunction
 
 RELATIVE_TOLERANCE = 1e-9
 """How far an exact divergence may exceed its bound before it counts as a violation."""
 TIGHTNESS_TOLERANCE = 1e-10
-_CASE_CACHE: dict[str, CaseReport] = {}
-
-
-def _case_key(derivation: Derivation, case: Case) -> str:
-    """Everything :func:`check_case` reads, as text: equal keys mean equal ingredients, also
-    across reloads of a derivation file (an ``id`` is reused once its object is freed, so it
-    could hand one case the bound of another). ``srepr`` keeps the assumptions of symbols."""
-    scheme = derivation.scheme
-    return repr((type(scheme).__module__, type(scheme).__qualname__,
-                 sp.srepr(tuple(scheme.parameters().values())),
-                 sp.srepr(derivation.grid.parameters), derivation.grid.sizes,
-                 derivation.batch_relation, derivation.size_reference, case))
-
-
-def derived_case(derivation: Derivation, case: Case) -> CaseReport:
-    """The engine's checks of a case and its symbolic bound, if any (computed once per process)."""
-    key = _case_key(derivation, case)
-    if key not in _CASE_CACHE:
-        _CASE_CACHE[key] = check_case(derivation, case)
-    return _CASE_CACHE[key]
-
-
-def derived_bound(derivation: Derivation, case: Case):
-    """The engine's symbolic bound of a case; ``None`` when the case failed its checks."""
-    return derived_case(derivation, case).bound
 
 
 @dataclass
 class Instance:
-    """One case of one derivation at concrete scheme parameters and background size."""
+    """One case of one derivation at concrete scheme parameters and background size.
+
+    ``bound`` is the engine's bound of the case, taken from the derivation's report
+    (:func:`otbound.engine.derivation.run`); when it is not given, the case is checked once, for
+    this instance only.
+    """
 
     derivation: Derivation
     variant: Variant
     case: Case
     values: dict
     background: int
+    bound: CaseBound | None = None
+
+    @cached_property
+    def case_bound(self) -> CaseBound:
+        """The engine's symbolic bound of the case; an error if the case failed its checks."""
+        bound = self.bound if self.bound is not None else check_case(self.derivation,
+                                                                     self.case).bound
+        if bound is None:
+            raise InvalidSpecification(f"case {self.case.pair.name!r} of {self.derivation.name} "
+                                       "has no derived bound to verify")
+        return bound
 
     @cached_property
     def scheme(self):
@@ -98,18 +89,15 @@ class Instance:
         return self.scheme.pmf(x), self.scheme.pmf(x_prime)
 
     @cached_property
-    def terms(self) -> list[tuple[float, NumericProblem]]:
+    def terms(self) -> list[Term]:
         """The derived bound of the case with numbers substituted."""
         point = {**self.values, symbols.N: self.size}
         result = []
-        bound = derived_bound(self.derivation, self.case)
-        if bound is None:
-            raise InvalidSpecification(f"case {self.case.pair.name!r} of {self.derivation.name} "
-                                       "has no derived bound to verify")
-        for probability, problem in bound.terms:
+        for probability, problem in self.case_bound.terms:
             value = float(sp.sympify(probability).subs(point))
             if value > 0:
-                result.append((math.log(value), NumericProblem.from_problem(problem, point)))
+                result.append(Term.of_probability(value, NumericProblem.from_problem(problem,
+                                                                                     point)))
         return result
 
     def describe(self) -> dict:
@@ -214,7 +202,7 @@ def check_tightness(instance: Instance, mechanism: Mechanism, alphas, epsilons) 
             exact_pair = instance.exact_pair(mechanism, function)
             if kind == "RDP":
                 bound = instance.bound_log_psi(mechanism, [point])[0] / (point - 1)
-                observed = divergence.log_psi(exact_pair, point) / (point - 1)
+                observed = divergence.independent_log_psi(exact_pair, point) / (point - 1)
             else:
                 bound = instance.bound_delta(mechanism, [point])[0]
                 observed = divergence.delta(exact_pair, point)
@@ -234,7 +222,7 @@ def random_function(instance: Instance, mechanism: Mechanism,
     batches = instance.batches()
     if isinstance(mechanism, RandomizedResponse):
         return TableFunction(dict(zip(batches, rng.integers(0, 2, len(batches)).astype(float))))
-    assert isinstance(mechanism, AdditiveNoise)
+    mechanism = additive_noise(mechanism)
     count = int(rng.integers(1, 4))
     return LipschitzFunction(tuple(_random_anchor(instance, rng) for _ in range(count)),
                              tuple(rng.uniform(0, 2.5, count)),
@@ -284,7 +272,7 @@ def _ratios(instance: Instance, mechanism: Mechanism, function, alphas, epsilons
     pair = instance.exact_pair(mechanism, function)
     ratios = []
     for alpha, bound in zip(alphas, bound_epsilons):
-        observed = divergence.log_psi(pair, alpha) / (alpha - 1)
+        observed = divergence.independent_log_psi(pair, alpha) / (alpha - 1)
         ratios.append((_ratio(observed, bound), f"RDP α = {alpha}: {observed:.12g} vs {bound:.12g}"))
     for epsilon, bound in zip(epsilons, bound_deltas):
         observed = divergence.delta(pair, epsilon)
@@ -391,7 +379,7 @@ def check_mutations(instance: Instance, mechanism: AdditiveNoise, alpha: float,
     (pair, values), = mechanism.worst_components(problem)
     function = worst_case_function(instance, values)
     exact = instance.exact_pair(mechanism, function)
-    observed = {"RDP": divergence.log_psi(exact, alpha) / (alpha - 1),
+    observed = {"RDP": divergence.independent_log_psi(exact, alpha) / (alpha - 1),
                 "ADP": divergence.delta(exact, epsilon)}
     x, x_prime = instance.datasets
     findings = []

@@ -1,7 +1,7 @@
 """Exact output distributions of a subsampled mechanism on concrete datasets.
 
 Every batch ``y`` of the dataset is enumerated with its exact probability ``s_x(y)``
-(:meth:`otbound.schemes.Scheme.pmf`); the output is the mixture ``m_x = Σ_y s_x(y) b_{f(y)}``.
+(:meth:`otbound.engine.schemes.Scheme.pmf`); the output is the mixture ``m_x = Σ_y s_x(y) b_{f(y)}``.
 For randomized response with a rational ``θ`` the two output probabilities are exact fractions.
 """
 
@@ -12,11 +12,12 @@ from collections import defaultdict
 from fractions import Fraction
 from typing import Callable
 
-from otbound.batches import Batch
-from otbound.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
-from otbound.pairs import MixturePair
+from otbound.engine.batches import Batch
+from otbound.engine.schemes import Scheme
+from otbound.errors import InvalidSpecification
+from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
+from otbound.numerics.pairs import MixturePair
 from otbound.verify.divergence import ExactBernoulli
-from otbound.schemes import Scheme
 
 
 def value_distribution(scheme: Scheme, dataset: frozenset,
@@ -33,6 +34,16 @@ def randomized_response_output(theta: Fraction, values: dict[float, Fraction]) -
     return sum((p * (theta if v == 1 else 1 - theta) for v, p in values.items()), Fraction(0))
 
 
+def additive_noise(mechanism: Mechanism) -> AdditiveNoise:
+    """``mechanism``, which is not randomized response, as additive noise: the only other kind
+    of mechanism the verifier can enumerate and sample."""
+    if not isinstance(mechanism, AdditiveNoise):
+        raise InvalidSpecification(
+            "mechanism must be RandomizedResponse or AdditiveNoise for the verifier, got "
+            f"{type(mechanism).__name__}", parameter="mechanism")
+    return mechanism
+
+
 def output_pair(mechanism: Mechanism, values_x: dict[float, Fraction],
                 values_x_prime: dict[float, Fraction]) -> ExactBernoulli | MixturePair:
     """The exact pair ``(m_x, m_{x'})``: two-point for randomized response, else a mixture."""
@@ -40,7 +51,7 @@ def output_pair(mechanism: Mechanism, values_x: dict[float, Fraction],
         theta = Fraction(mechanism.theta).limit_denominator(10 ** 12)
         return ExactBernoulli(*(randomized_response_output(theta, v)
                                 for v in (values_x, values_x_prime)))
-    assert isinstance(mechanism, AdditiveNoise)
+    mechanism = additive_noise(mechanism)
 
     def components(values):
         means = [v / mechanism.sensitivity for v in values]

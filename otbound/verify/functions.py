@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from otbound.batches import Batch
-from otbound.relations import BatchRelation
+from otbound.engine.batches import Batch
+from otbound.engine.relations import BatchRelation
 
 
 @dataclass(frozen=True)

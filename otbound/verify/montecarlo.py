@@ -18,11 +18,12 @@ from typing import Callable
 
 import numpy as np
 
-from otbound.batches import Batch
-from otbound.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
-from otbound.pairs import Family, MixturePair
-from otbound.schemes import Scheme
+from otbound.engine.batches import Batch
+from otbound.engine.schemes import Scheme
+from otbound.numerics.mechanisms import Mechanism, RandomizedResponse
+from otbound.numerics.pairs import Family, MixturePair, Side
 from otbound.verify.divergence import ExactBernoulli, _log_density
+from otbound.verify.enumeration import additive_noise
 
 Z_SCORE = 4.0
 """Half-width of the confidence intervals in standard errors (two-sided level 1 − 6e-5)."""
@@ -52,7 +53,7 @@ def sample_outputs(scheme: Scheme, dataset: frozenset, function: Callable[[Batch
     if isinstance(mechanism, RandomizedResponse):
         truthful = rng.random(size) < mechanism.theta
         return np.where(truthful, drawn, 1 - drawn)
-    assert isinstance(mechanism, AdditiveNoise)
+    mechanism = additive_noise(mechanism)
     noise = (rng.normal(size=size) if mechanism.family is Family.GAUSSIAN
              else rng.laplace(size=size))
     return drawn / mechanism.sensitivity + mechanism.noise_multiplier * noise
@@ -65,7 +66,7 @@ def log_ratio(pair: MixturePair | ExactBernoulli, outputs: np.ndarray) -> np.nda
             one = math.log(pair.p) - math.log(pair.q) if pair.q else math.inf
             zero = (math.log(1 - pair.p) - math.log(1 - pair.q)) if pair.q < 1 else math.inf
         return np.where(outputs == 1, one, zero)
-    return _log_density(pair, "p", outputs) - _log_density(pair, "q", outputs)
+    return _log_density(pair, Side.P, outputs) - _log_density(pair, Side.Q, outputs)
 
 
 def estimate_delta(pair, outputs_x: np.ndarray, epsilon: float) -> Estimate:

@@ -11,14 +11,16 @@ from typing import Callable
 
 import numpy as np
 
-from otbound import symbols
-from otbound.conditionals import Case, ConcreteConditionals
-from otbound.derivation import Derivation, Variant
+from otbound.engine import symbols
+from otbound.engine.conditionals import ConcreteConditionals
+from otbound.engine.derivation import Derivation, Variant, run
+from otbound.engine.report import CaseReport, DerivationReport
 from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse, gaussian, laplace
+from otbound.numerics.mechanisms import (AdditiveNoise, Mechanism, RandomizedResponse, gaussian,
+                                         laplace)
 from otbound.verify.checks import (Finding, Instance, check_monte_carlo, check_mutations,
-                                   check_soundness, check_tightness, derived_bound, derived_case,
-                                   random_function, worst_function)
+                                   check_soundness, check_tightness, random_function,
+                                   worst_function)
 
 MECHANISMS = (RandomizedResponse(0.75), gaussian(1.0), laplace(1.0))
 ALPHAS, EPSILONS = (2.0, 8.0), (0.5, 2.0)
@@ -96,9 +98,22 @@ def _grid_point(derivation: Derivation) -> dict:
     return derivation.grid.parameters[len(derivation.grid.parameters) // 2]
 
 
-def _instance(derivation: Derivation, variant: Variant, case: Case,
+def _report(derivation: Derivation | DerivationReport) -> DerivationReport:
+    """The report whose case bounds are verified: ``derivation`` itself if it is one, else the
+    report of running the derivation (once)."""
+    if isinstance(derivation, DerivationReport):
+        return derivation
+    if isinstance(derivation, Derivation):
+        return run(derivation)
+    raise InvalidSpecification(
+        "derivation must be a Derivation or the DerivationReport that run() returned for it, "
+        f"got {type(derivation).__name__}", parameter="derivation")
+
+
+def _instance(derivation: Derivation, variant: Variant, report: CaseReport,
               sizes: range) -> Instance | None:
     """The first dataset size ``N`` in ``sizes`` at which the case has events of non-zero mass."""
+    case = report.case
     values = _grid_point(derivation)
     scheme = derivation.scheme.substitute(values)
     offset = case.size_offset(derivation.size_reference)
@@ -110,29 +125,34 @@ def _instance(derivation: Derivation, variant: Variant, case: Case,
         except InvalidSpecification:
             continue
         if not conditionals.zero_events():
-            return Instance(derivation, variant, case, dict(values), size - offset)
+            return Instance(derivation, variant, case, dict(values), size - offset,
+                            bound=report.bound)
     return None
 
 
-def _bounded_cases(derivation: Derivation):
-    """Every ``(variant, case)`` for which the engine derived a bound (the others fail)."""
-    return [(variant, case) for variant in derivation.variants for case in variant.cases
-            if derived_bound(derivation, case) is not None]
+def _bounded_cases(report: DerivationReport) -> list[tuple[Variant, CaseReport]]:
+    """Every ``(variant, case report)`` with a derived bound (the other cases fail)."""
+    return [(variant.variant, case) for variant in report.variants for case in variant.cases
+            if case.bound is not None]
 
 
-def instances(derivation: Derivation, max_n: int) -> list[Instance]:
+def instances(derivation: Derivation | DerivationReport, max_n: int) -> list[Instance]:
     """One instance per case with a derived bound: the middle parameter set of the grid, the
-    largest size ≤ max_n."""
-    found = (_instance(derivation, variant, case, range(max_n, -1, -1))
-             for variant, case in _bounded_cases(derivation))
+    largest size ≤ max_n. ``derivation`` is its report, or the derivation (then run once)."""
+    report = _report(derivation)
+    found = (_instance(report.derivation, variant, case, range(max_n, -1, -1))
+             for variant, case in _bounded_cases(report))
     return [instance for instance in found if instance is not None]
 
 
-def smallest_max_n(derivation: Derivation) -> int:
+def smallest_max_n(derivation: Derivation | DerivationReport) -> int:
     """The smallest ``max_n`` at which every case with a derived bound has an instance."""
+    report = _report(derivation)
+    derivation = report.derivation
     smallest = 1
-    for variant, case in _bounded_cases(derivation):
-        instance = _instance(derivation, variant, case, range(MAX_N + 1))
+    for variant, case_report in _bounded_cases(report):
+        case = case_report.case
+        instance = _instance(derivation, variant, case_report, range(MAX_N + 1))
         if instance is None:
             raise InvalidSpecification(
                 f"{derivation.name}: case {case.pair.name!r} ({variant.label}) has no instance "
@@ -145,19 +165,21 @@ def _describe(values: dict) -> str:
     return ", ".join(f"{k} = {v}" for k, v in values.items()) or "the grid's parameters"
 
 
-def _integer(flag: str, value: object, low: int, high: int | None = None,
+def _integer(parameter: str, value: object, low: int, high: int | None = None,
              context: str = "") -> int:
-    """``value`` as an int in ``[low, high]``; otherwise an error naming the flag and range."""
+    """``value`` as an int in ``[low, high]``; otherwise an error naming the parameter and
+    range."""
     allowed = f"an integer >= {low}" if high is None else f"an integer in [{low}, {high}]"
     if (isinstance(value, bool) or not isinstance(value, numbers.Integral)
             or not low <= value <= (math.inf if high is None else high)):
-        raise InvalidSpecification(f"{flag} must be {allowed}{context}, got {value!r}")
+        raise InvalidSpecification(f"{parameter} must be {allowed}{context}, got {value!r}",
+                                   parameter=parameter)
     return int(value)
 
 
-def _no_bound(derivation: Derivation, variant: Variant, case: Case) -> Finding | None:
+def _no_bound(variant: Variant, report: CaseReport) -> Finding | None:
     """A failed finding for a case that failed the engine's checks (so it has no bound)."""
-    report = derived_case(derivation, case)
+    case = report.case
     if report.bound is not None:
         return None
     if report.defect:
@@ -181,25 +203,29 @@ def _solvable(instance: Instance, mechanism: Mechanism) -> bool:
     return True
 
 
-def verify(derivation: Derivation, max_n: int = 6, samples: int = 2000, seed: int = 0,
-           progress: Callable[[str], None] | None = None) -> VerifyReport:
+def verify_derivation(derivation: Derivation | DerivationReport, max_n: int = 6, samples: int = 2000,
+           seed: int = 0, progress: Callable[[str], None] | None = None) -> VerifyReport:
     """Tightness, soundness search, Monte Carlo and mutation checks for one derivation.
 
-    A case that fails the engine's own checks (so that no bound was derived) is a failed finding;
-    parameters out of range raise :class:`InvalidSpecification` naming the flag and its range.
+    ``derivation`` is the :class:`DerivationReport` that :func:`otbound.engine.derivation.run`
+    returned, whose case bounds are verified; a :class:`Derivation` is run once first. A case
+    that failed the engine's own checks (so that no bound was derived) is a failed finding;
+    parameters out of range raise :class:`InvalidSpecification` naming the parameter and its
+    range.
     """
-    seed = _integer("--seed", seed, 0)
-    samples = _integer("--samples", samples, 1, MAX_SAMPLES)
+    seed = _integer("seed", seed, 0)
+    samples = _integer("samples", samples, 1, MAX_SAMPLES)
     start = time.perf_counter()
-    findings: list[Finding] = [finding for variant in derivation.variants
+    report = _report(derivation)
+    derivation = report.derivation
+    findings: list[Finding] = [finding for variant in report.variants
                                for case in variant.cases
-                               if (finding := _no_bound(derivation, variant, case))]
-    max_n = _integer("--max-n", max_n, smallest_max_n(derivation), MAX_N,
-                     f" for {derivation.name}")
+                               if (finding := _no_bound(variant.variant, case))]
+    max_n = _integer("max_n", max_n, smallest_max_n(report), MAX_N, f" for {derivation.name}")
     rng = np.random.default_rng(seed)
     tight = {name for name, _ in derivation.tight}
     combos, skipped = [], []
-    for instance in instances(derivation, max_n):
+    for instance in instances(report, max_n):
         for mechanism in MECHANISMS:
             if _solvable(instance, mechanism):
                 combos.append((instance, mechanism))
@@ -225,7 +251,7 @@ def verify(derivation: Derivation, max_n: int = 6, samples: int = 2000, seed: in
             findings.append(check_monte_carlo(instance, mechanism, kind, function, claimed,
                                               MONTE_CARLO_SAMPLES, rng, point))
         if (claimed and not mutated and isinstance(mechanism, AdditiveNoise)
-                and symbols.r in instance.values and len(instance.terms[0][1].left) > 2):
+                and symbols.r in instance.values and len(instance.terms[0].problem.left) > 2):
             findings += check_mutations(instance, mechanism, ALPHAS[0], EPSILONS[0])
             mutated = True
     return VerifyReport(derivation, tuple(findings), tuple(skipped), time.perf_counter() - start)

@@ -26,12 +26,12 @@ from itertools import product
 import numpy as np
 
 from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.hockey_stick import hockey_stick_curve
-from otbound.limits import NOISE_MULTIPLIER, show
-from otbound.numeric import EPS, Bounds
-from otbound.pairs import Family, FinitePair, MixturePair, log_sum_exp
-from otbound.problems import NumericProblem, insert_remove_pattern
-from otbound.renyi import log_psi_curve
+from otbound.numerics.hockey_stick import hockey_stick_curve
+from otbound.numerics.limits import NOISE_MULTIPLIER, show
+from otbound.numerics.pairs import Family, FinitePair, MixturePair, log_sum_exp
+from otbound.numerics.problems import NumericProblem, insert_remove_pattern
+from otbound.numerics.renyi import log_psi_curve
+from otbound.numerics.rounding import EPS, Bounds
 
 Pair = MixturePair | FinitePair
 
@@ -39,7 +39,8 @@ Pair = MixturePair | FinitePair
 def _positive(name: str, value: float) -> float:
     value = float(value)
     if not (math.isfinite(value) and value > 0):
-        raise InvalidSpecification(f"{name} must be a finite number > 0, got {show(value)}")
+        raise InvalidSpecification(f"{name} must be a finite number > 0, got {show(value)}",
+                                   parameter=name)
     return value
 
 
@@ -109,14 +110,14 @@ class AdditiveNoise(Mechanism):
     family: Family = Family.GAUSSIAN
 
     def __post_init__(self) -> None:
-        label = "--sigma" if self.family is Family.GAUSSIAN else "--scale"
+        label = "sigma" if self.family is Family.GAUSSIAN else "scale"   # as gaussian(), laplace()
         object.__setattr__(self, "scale", _positive(label, self.scale))
-        object.__setattr__(self, "sensitivity", _positive("--sensitivity", self.sensitivity))
+        object.__setattr__(self, "sensitivity", _positive("sensitivity", self.sensitivity))
         low, high = NOISE_MULTIPLIER
         if not low <= self.noise_multiplier <= high:
             raise InvalidSpecification(
-                f"{label}/--sensitivity (the noise multiplier) must be in [{low:g}, {high:g}], "
-                f"got {show(self.scale)}/{show(self.sensitivity)}")
+                f"{label}/sensitivity (the noise multiplier) must be in [{low:g}, {high:g}], "
+                f"got {show(self.scale)}/{show(self.sensitivity)}", parameter=label)
 
     @property
     def name(self) -> str:
@@ -166,7 +167,8 @@ class RandomizedResponse(Mechanism):
     def __post_init__(self) -> None:
         theta = float(self.theta)
         if not (0 < theta < 1):
-            raise InvalidSpecification(f"--theta must be in (0, 1), got {show(theta)}")
+            raise InvalidSpecification(f"theta must be in (0, 1), got {show(theta)}",
+                                       parameter="theta")
         object.__setattr__(self, "theta", theta)
 
     def distance_pair(self, distance: int) -> Pair:
@@ -265,8 +267,16 @@ def describe(mechanism: Mechanism) -> dict:
 
 
 def gaussian(sigma: float, sensitivity: float = 1.0) -> AdditiveNoise:
+    """Add ``N(0, σ²)`` noise to a function of the batch with L2 sensitivity ``sensitivity``."""
     return AdditiveNoise(sigma, sensitivity, Family.GAUSSIAN)
 
 
 def laplace(scale: float, sensitivity: float = 1.0) -> AdditiveNoise:
+    """Add ``Laplace(0, b)`` noise to a function of the batch with L1 sensitivity
+    ``sensitivity``."""
     return AdditiveNoise(scale, sensitivity, Family.LAPLACE)
+
+
+def randomized_response(theta: float) -> RandomizedResponse:
+    """Report the bit with probability ``theta`` and its flip otherwise."""
+    return RandomizedResponse(theta)

@@ -13,11 +13,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 
-from otbound.batches import Batch, Content
-from otbound.bound import ConstraintMatrix
-from otbound.conditionals import ConcreteConditionals
-from otbound.relations import BatchRelation, distance_to_support
-from otbound.validity import format_batch
+from otbound.engine.batches import Batch, Content
+from otbound.engine.bound import ConstraintMatrix
+from otbound.engine.conditionals import ConcreteConditionals
+from otbound.engine.relations import BatchRelation, distance_to_support
+from otbound.engine.validity import format_batch
 
 
 class SupportGeometry:

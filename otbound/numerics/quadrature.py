@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from otbound.pairs import log_sum_exp
+from otbound.numerics.pairs import log_sum_exp
 
 _X10, _W10 = np.polynomial.legendre.leggauss(10)
 _X20, _W20 = np.polynomial.legendre.leggauss(20)

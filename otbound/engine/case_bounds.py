@@ -17,15 +17,16 @@ from fractions import Fraction
 
 import sympy as sp
 
-from otbound import symbols
-from otbound.batches import Content
-from otbound.bound import CaseBound, Component, ConstraintMatrix, MixtureProblem
-from otbound.compatibility import distance_distribution
-from otbound.conditionals import Case, ConcreteConditionals, SizeReference, SymbolicConditionals
+from otbound.engine import symbols
+from otbound.engine.batches import Content
+from otbound.engine.bound import CaseBound, Component, ConstraintMatrix, MixtureProblem
+from otbound.engine.compatibility import distance_distribution
+from otbound.engine.conditionals import (Case, ConcreteConditionals, SizeReference,
+                                         SymbolicConditionals)
+from otbound.engine.relations import BatchRelation
+from otbound.engine.schemes import Scheme
+from otbound.engine.simplify import tidy
 from otbound.errors import UnsupportedOperation
-from otbound.relations import BatchRelation
-from otbound.schemes import Scheme
-from otbound.simplify import tidy
 
 
 def _components(case: Case, weight) -> tuple[tuple[Component, ...], tuple[Component, ...]]:

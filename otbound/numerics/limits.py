@@ -23,7 +23,7 @@ MAX_STEPS = 10 ** 9
 NOISE_MULTIPLIER = (0.1, 1e6)
 """Range of σ/L (Gaussian) and b/L (Laplace): the noise in units of the sensitivity."""
 
-DISCRETISATION = (1e-7, 1.0)
+DISCRETISATION_RANGE = (1e-7, 1.0)
 """Range of the PLD loss grid spacing."""
 
 MAX_PLD_POINTS = 2 ** 25

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from otbound.bound import CaseBound, MixtureBound
-from otbound.conditionals import Case
-from otbound.validity import Verdict
+from otbound.engine.bound import CaseBound, MixtureBound
+from otbound.engine.conditionals import Case
+from otbound.engine.validity import Verdict
 
 if TYPE_CHECKING:
-    from otbound.derivation import Derivation, Variant
+    from otbound.engine.derivation import Derivation, Variant
 
 SYMBOLIC, INSTANCES, INVALID = "symbolic", "instances", "invalid"
 DIVERGENCE_NOTE = ("The same bound holds for the hockey-stick divergence H_γ (γ ≥ 0) in place "

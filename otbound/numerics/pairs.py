@@ -21,7 +21,7 @@ from enum import Enum
 import numpy as np
 
 from otbound.errors import InvalidSpecification
-from otbound.numeric import EPS
+from otbound.numerics.rounding import EPS
 
 SMALL = 0.5
 """Below this size of ``Σ p_i expm1(λ_i)`` the log1p form is used."""
@@ -48,6 +48,13 @@ def log_sum_exp(values: np.ndarray, axis: int | None = None) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         total = np.where(finite, top + np.log1p(shifted.sum(axis=-1, keepdims=True)), top)
     return total[..., 0]
+
+
+class Side(Enum):
+    """Which distribution of a pair: ``P`` (the first) or ``Q``."""
+
+    P = "p"
+    Q = "q"
 
 
 class Family(Enum):
@@ -90,11 +97,14 @@ class MixturePair:
         for name, value in zip(("p_means", "p_log_weights", "q_means", "q_log_weights"), p + q):
             object.__setattr__(self, name, value)
 
-    def components(self, side: str) -> tuple[np.ndarray, np.ndarray]:
-        """``(means, log weights)`` of ``P`` (side ``"p"``) or ``Q`` (side ``"q"``)."""
-        if side == "p":
+    def components(self, side: Side) -> tuple[np.ndarray, np.ndarray]:
+        """``(means, log weights)`` of ``P`` or ``Q``."""
+        if side is Side.P:
             return self.p_means, self.p_log_weights
-        return self.q_means, self.q_log_weights
+        if side is Side.Q:
+            return self.q_means, self.q_log_weights
+        raise InvalidSpecification(f"side must be Side.P or Side.Q, got {side!r}",
+                                   parameter="side")
 
     def swapped(self) -> "MixturePair":
         """The pair ``(Q, P)``."""
@@ -128,11 +138,11 @@ class MixturePair:
             return -0.5 * (z / s) ** 2 - math.log(s * math.sqrt(2 * math.pi))
         return -np.abs(z) / s - math.log(2 * s)
 
-    def log_relative_density(self, side: str, z: np.ndarray) -> np.ndarray:
-        """``log(P/D_0)`` (side ``"p"``) or ``log(Q/D_0)`` (side ``"q"``), accurate near zero."""
+    def log_relative_density(self, side: Side, z: np.ndarray) -> np.ndarray:
+        """``log(P/D_0)`` (``Side.P``) or ``log(Q/D_0)`` (``Side.Q``), accurate near zero."""
         return self._log_relative(side, z)[0]
 
-    def log_relative_density_error(self, side: str, z: np.ndarray) -> np.ndarray:
+    def log_relative_density_error(self, side: Side, z: np.ndarray) -> np.ndarray:
         """A bound on the absolute rounding error of :meth:`log_relative_density`.
 
         Each term ``w_i e^{λ_i}`` (or ``w_i expm1(λ_i)`` near zero) is off by a few ulps of
@@ -140,7 +150,7 @@ class MixturePair:
         their share-weighted total, whatever cancellation the sum itself contains."""
         return self._log_relative(side, z)[1]
 
-    def _log_relative(self, side: str, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _log_relative(self, side: Side, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         means, log_weights = self.components(side)
         lam = self.relative_log(means, z)
         logs = log_weights[:, None] + lam
@@ -163,7 +173,7 @@ class MixturePair:
 
     def log_loss(self, z: np.ndarray) -> np.ndarray:
         """The privacy loss ``log P(z) − log Q(z)``."""
-        return self.log_relative_density("p", z) - self.log_relative_density("q", z)
+        return self.log_relative_density(Side.P, z) - self.log_relative_density(Side.Q, z)
 
 
 @dataclass(frozen=True, eq=False)

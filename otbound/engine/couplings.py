@@ -3,13 +3,13 @@
 A coupling of 001 Thm. 3.4 is a joint pmf over ``I + J`` batches whose marginals are the
 conditional pmfs ``s_x(· | A_i)`` and ``s_{x'}(· | E_j)``. otbound declares it the way the proofs
 of 001 App. E–G describe it: draw a *reference* batch from its conditional pmf, then build every
-other coordinate from earlier ones by a :class:`Step` ("insert the group elements in a uniformly
+other coordinate from earlier ones by a :class:`CouplingStep` ("insert the group elements in a uniformly
 random order", "replace a uniformly random member by a and by a'", …).
 
 Each step has two semantics that must agree: on concrete batches (exact ``Fraction``
 probabilities) and on batch types (sympy), the latter being what proves validity for a symbolic
 dataset size. Steps treat background elements symmetrically, so the marginal of every coordinate
-gives equal probability to batches of equal type (see :mod:`otbound.validity`).
+gives equal probability to batches of equal type (see :mod:`otbound.engine.validity`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Iterable, Protocol
 
 import sympy as sp
 
-from otbound.batches import Batch, BatchType, Content
+from otbound.engine.batches import Batch, BatchType, Content
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 
 
@@ -38,7 +38,7 @@ class Conditionals(Protocol):
         """The conditional pmf of coordinate ``label`` over batch types (symbolic)."""
 
 
-class Step(ABC):
+class CouplingStep(ABC):
     """One stage of a generative process: new coordinates from (at most) one earlier one.
 
     A step reads the coordinate named by its field ``source`` (if it has one) and creates the
@@ -70,14 +70,14 @@ class Step(ABC):
         """One sentence stating the step."""
 
 
-def _check_one_target_each(step: Step, what: str, values: tuple[str, ...]) -> None:
+def _check_one_target_each(step: CouplingStep, what: str, values: tuple[str, ...]) -> None:
     if not values or len(values) != len(step.targets):
         raise InvalidSpecification(
             f"{type(step).__name__} needs one target per {what}, got {values} and targets "
             f"{step.targets}")
 
 
-def _require_set(batch: Batch, step: Step) -> frozenset:
+def _require_set(batch: Batch, step: CouplingStep) -> frozenset:
     if not isinstance(batch, frozenset):
         raise UnsupportedOperation(f"{step.describe()}: only set batches are supported")
     return batch
@@ -88,7 +88,7 @@ def _set_type(elements: Iterable[str], background: sp.Expr) -> BatchType:
 
 
 @dataclass(frozen=True, slots=True)
-class Copy(Step):
+class Copy(CouplingStep):
     """``target = source`` (e.g. ``y_3 = y_1`` in 001 Prop. E.4)."""
 
     source: str
@@ -109,7 +109,7 @@ class Copy(Step):
 
 
 @dataclass(frozen=True, slots=True)
-class InsertInRandomOrder(Step):
+class InsertInRandomOrder(CouplingStep):
     """Insert ``elements`` into the source one by one, in a uniformly random order.
 
     ``targets[i]`` holds the source plus the first ``i + 1`` inserted elements (001 App. G.1).
@@ -147,7 +147,7 @@ class InsertInRandomOrder(Step):
 
 
 @dataclass(frozen=True, slots=True)
-class ReplaceRandomMember(Step):
+class ReplaceRandomMember(CouplingStep):
     """Pick a uniformly random member ``ã`` of the source; ``targets[k] = source \\ {ã} ∪ {rep_k}``.
 
     001 Thm. 3.6 (proof in App. E.1) with ``replacements = (a, a')``; 001 Thm. F.3 with ``(a,)``.
@@ -185,7 +185,7 @@ class ReplaceRandomMember(Step):
 
 
 @dataclass(frozen=True, slots=True)
-class ReplaceGroup(Step):
+class ReplaceGroup(CouplingStep):
     """Remove every element of ``removed`` and insert as many uniformly random ones of ``inserted``.
 
     001 Prop. E.5 (App. E.3): ``y_2 = y_1 \\ g ∪ g̃`` with ``g̃ ⊆ g'`` uniform, ``|g̃| = |y_1 ∩ g|``.
@@ -223,7 +223,7 @@ class ReplaceGroup(Step):
 
 
 @dataclass(frozen=True, slots=True)
-class DrawIndependently(Step):
+class DrawIndependently(CouplingStep):
     """Draw the target from its own conditional pmf, independently of everything else."""
 
     target: str
@@ -247,7 +247,7 @@ class Coupling:
     """A generative process: draw ``reference`` from its conditional pmf, then apply ``steps``."""
 
     reference: str
-    steps: tuple[Step, ...]
+    steps: tuple[CouplingStep, ...]
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "steps", tuple(self.steps))

@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Iterable
 
-from otbound.batches import Content, check_special_name
+from otbound.engine.batches import Content, check_special_name
 from otbound.errors import InvalidSpecification
 
 

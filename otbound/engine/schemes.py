@@ -22,7 +22,7 @@ from typing import Iterator, Mapping
 
 import sympy as sp
 
-from otbound.batches import Batch, Content
+from otbound.engine.batches import Batch, Content
 from otbound.errors import InvalidSpecification
 
 Parameter = sp.Expr

@@ -16,16 +16,17 @@ from typing import Mapping
 
 import sympy as sp
 
-from otbound.batches import Content
-from otbound.bound import ConstraintMatrix, MixtureBound
-from otbound.compatibility import find_compatibility_violation, profiles_by_content
-from otbound.conditionals import Case, ConcreteConditionals, SizeReference, SymbolicConditionals
-from otbound.derive import symbolic_case_bound
+from otbound.engine.batches import Content
+from otbound.engine.bound import ConstraintMatrix, MixtureBound
+from otbound.engine.case_bounds import symbolic_case_bound
+from otbound.engine.compatibility import find_compatibility_violation, profiles_by_content
+from otbound.engine.conditionals import (Case, ConcreteConditionals, SizeReference,
+                                         SymbolicConditionals)
+from otbound.engine.relations import BatchRelation, DatasetRelation
+from otbound.engine.report import CaseReport, DerivationReport, InstanceFailure, VariantReport
+from otbound.engine.schemes import Scheme
+from otbound.engine.validity import check_marginals, prove_marginals
 from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.relations import BatchRelation, DatasetRelation
-from otbound.report import CaseReport, DerivationReport, InstanceFailure, VariantReport
-from otbound.schemes import Scheme
-from otbound.validity import check_marginals, prove_marginals
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class InstanceGrid:
                 if not isinstance(symbol, sp.Symbol):
                     raise InvalidSpecification(
                         f"instance grid parameters must be keyed by sympy symbols "
-                        f"(otbound.symbols.r, q, ...), got {symbol!r}")
+                        f"(otbound.engine.symbols.r, q, ...), got {symbol!r}")
 
 
 @dataclass(frozen=True)

@@ -20,26 +20,21 @@ Where a method has several valid forms, and where a bound at one order or ε als
 from __future__ import annotations
 
 import math
-from enum import Enum
 from typing import Callable, Sequence
 
 import numpy as np
 from scipy.special import gammaln
 
-from otbound.errors import UnsupportedOperation
-from otbound.hockey_stick import ESCALATE, check_epsilons, hockey_stick_curve
-from otbound.mechanisms import Mechanism, Pair
-from otbound.numeric import EPS, SMALLEST, Bounds, NumericBound, maximum, minimum
-from otbound.problems import log_binomial_weights, log_hypergeometric_weights
-from otbound.limits import MAX_ALPHA
-from otbound.renyi import _log_psi_from_excess, check_orders, log_mixture_psi, log_psi_curve
-from otbound.subsampling import Subsampling, Term
-
-
-class Method(Enum):
-    TIGHT = "tight"
-    AGNOSTIC = "agnostic"
-    POSTHOC = "posthoc"
+from otbound.choices import Method, SchemeKind
+from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
+from otbound.numerics.hockey_stick import ESCALATE, check_epsilons, hockey_stick_curve
+from otbound.numerics.limits import MAX_ALPHA
+from otbound.numerics.mechanisms import Mechanism, Pair
+from otbound.numerics.problems import log_binomial_weights, log_hypergeometric_weights
+from otbound.numerics.renyi import (_log_psi_from_excess, check_orders, log_mixture_psi,
+                                    log_psi_curve)
+from otbound.numerics.rounding import EPS, SMALLEST, Bounds, NumericBound, maximum, minimum
+from otbound.numerics.settings import Subsampling, Term
 
 
 def _rounded_up(values: np.ndarray, inputs: np.ndarray) -> np.ndarray:
@@ -50,12 +45,23 @@ def _rounded_up(values: np.ndarray, inputs: np.ndarray) -> np.ndarray:
 
 # --- RDP ------------------------------------------------------------------------------------
 
-def rdp(setting: Subsampling, mechanism: Mechanism, method: Method, alphas) -> list[NumericBound]:
+def rdp(setting: Subsampling, mechanism: Mechanism, method: Method | str,
+        alphas) -> list[NumericBound]:
     """``ε(α)`` for every order; each value is an upper bound with its error estimate."""
+    method = _check_inputs(setting, mechanism, method)
     alphas = check_orders(alphas)
     evaluate = {Method.TIGHT: _tight_rdp, Method.AGNOSTIC: _agnostic_rdp,
                 Method.POSTHOC: _posthoc_rdp}[method]
     return _monotone(evaluate(setting, mechanism, alphas), alphas).as_list()
+
+
+def _check_inputs(setting: Subsampling, mechanism: Mechanism, method: Method | str) -> Method:
+    """The method as a :class:`Method`, once the setting and the mechanism have their types."""
+    for name, value, kind in (("setting", setting, Subsampling), ("mechanism", mechanism, Mechanism)):
+        if not isinstance(value, kind):
+            raise InvalidSpecification(f"{name} must be a {kind.__name__}, got "
+                                       f"{type(value).__name__}", parameter=name)
+    return as_choice(Method, method, "method")
 
 
 def _monotone(bounds: Bounds, points: np.ndarray, decreasing: bool = False) -> Bounds:
@@ -86,6 +92,11 @@ divergence is the largest over its pairs."""
 
 def tight_branches(terms: list[Term], mechanism: Mechanism) -> list[Branch]:
     """The dominating pairs of every term of a case."""
+    for term in terms:
+        if not isinstance(term, Term):
+            raise InvalidSpecification(
+                "terms must be Term objects (Term.of_probability or Term.of_log_probability), "
+                f"got {type(term).__name__}", parameter="terms")
     return [(log_weight, mechanism.tight_pairs(problem)) for log_weight, problem in terms]
 
 
@@ -124,8 +135,9 @@ def _each_case(setting: Subsampling, mechanism: Mechanism, evaluate) -> Bounds:
         results = [evaluate(terms) for terms in setting.cases()]
     except UnsupportedOperation as error:
         raise UnsupportedOperation(
-            f"--method tight: no exact solver for the {mechanism.name} mechanism with "
-            f"{setting.describe()} ({error}); use --method agnostic or --method posthoc") from error
+            f"method='tight': no exact solver for the {mechanism.name} mechanism with "
+            f"{setting.describe()} ({error}); use method='agnostic' or method='posthoc'"
+        ) from error
     return maximum(results)
 
 
@@ -142,7 +154,7 @@ def _tight_rdp(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray,
 
 def _agnostic_rdp(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
     profile = _once_per_distance(mechanism.group_log_psi)
-    if setting.scheme == "wor":
+    if setting.scheme is SchemeKind.WOR:
         if setting.substitutions > 1:   # 001 Prop. E.5
             weights = _hypergeometric(setting)
             return per_order(_profile_mixture(weights, range(weights.size), profile, alphas),
@@ -304,9 +316,10 @@ def _minimiser(objective: Callable[[np.ndarray], np.ndarray], low: float, high: 
 
 # --- ADP ------------------------------------------------------------------------------------
 
-def adp(setting: Subsampling, mechanism: Mechanism, method: Method,
+def adp(setting: Subsampling, mechanism: Mechanism, method: Method | str,
         epsilons) -> list[NumericBound]:
     """``δ(ε)`` for every ε; each value is an upper bound with its error estimate."""
+    method = _check_inputs(setting, mechanism, method)
     epsilons = check_epsilons(epsilons)
     result = {Method.TIGHT: _tight_delta, Method.AGNOSTIC: _agnostic_delta,
               Method.POSTHOC: _posthoc_delta}[method](setting, mechanism, epsilons)
@@ -341,7 +354,7 @@ def _tight_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.ndarra
 
 def _agnostic_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
     profile = _once_per_distance(mechanism.group_delta)
-    if setting.scheme == "wor":
+    if setting.scheme is SchemeKind.WOR:
         if setting.substitutions > 1:   # 001 Prop. E.5
             weights = _hypergeometric(setting)
             keep = np.flatnonzero(weights > -np.inf)

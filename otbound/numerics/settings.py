@@ -16,14 +16,49 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from otbound.bound import ConstraintMatrix
-from otbound.errors import InvalidSpecification
-from otbound.limits import MAX_GROUP, show
-from otbound.problems import (NumericProblem, insert_remove_pattern, log_binomial_weights,
-                               log_hypergeometric_weights)
+from otbound.choices import SchemeKind
+from otbound.engine.bound import ConstraintMatrix
+from otbound.errors import InvalidSpecification, as_choice
+from otbound.numerics.limits import MAX_GROUP, show
+from otbound.numerics.problems import (NumericProblem, insert_remove_pattern, log_binomial_weights,
+                                       log_hypergeometric_weights)
 
-Term = tuple[float, NumericProblem]
-"""``(log probability of the term, problem)``."""
+
+@dataclass(frozen=True)
+class Term:
+    """One term ``P(term) · problem`` of a derived bound, with its probability kept as a
+    logarithm (so that ``10⁻¹⁹²`` is no problem). Build it with :meth:`of_probability` or
+    :meth:`of_log_probability`: the two units cannot be confused, since a log-probability must
+    be ≤ 0 and a probability in [0, 1]."""
+
+    log_probability: float
+    problem: NumericProblem
+
+    def __post_init__(self) -> None:
+        value = float(self.log_probability)
+        if not value <= 0:   # also refuses NaN
+            raise InvalidSpecification(
+                f"log_probability must be a logarithm <= 0, got {value!r} (for a probability "
+                "use Term.of_probability)", parameter="log_probability")
+        if not isinstance(self.problem, NumericProblem):
+            raise InvalidSpecification(f"problem must be a NumericProblem, got "
+                                       f"{type(self.problem).__name__}", parameter="problem")
+        object.__setattr__(self, "log_probability", value)
+
+    @classmethod
+    def of_log_probability(cls, log_probability: float, problem: NumericProblem) -> "Term":
+        return cls(log_probability, problem)
+
+    @classmethod
+    def of_probability(cls, probability: float, problem: NumericProblem) -> "Term":
+        if not 0 < float(probability) <= 1:
+            raise InvalidSpecification(f"probability must be in (0, 1], got {probability!r}",
+                                       parameter="probability")
+        return cls(math.log(float(probability)), problem)
+
+    def __iter__(self):
+        """``log_probability, problem = term``."""
+        return iter((self.log_probability, self.problem))
 
 
 def _count(name: str, value, minimum: int, maximum: int | None = None) -> int:
@@ -31,10 +66,12 @@ def _count(name: str, value, minimum: int, maximum: int | None = None) -> int:
         return None
     if (isinstance(value, bool) or not math.isfinite(float(value))
             or not float(value).is_integer() or value < minimum):
-        raise InvalidSpecification(f"{name} must be an integer >= {minimum}, got {show(value)}")
+        raise InvalidSpecification(f"{name} must be an integer >= {minimum}, got {show(value)}",
+                                   parameter=name)
     if maximum is not None and value > maximum:
         raise InvalidSpecification(
-            f"{name} must be an integer in [{minimum}, {maximum}], got {show(value)}")
+            f"{name} must be an integer in [{minimum}, {maximum}], got {show(value)}",
+            parameter=name)
     return int(value)
 
 
@@ -48,7 +85,7 @@ class Subsampling:
     ``substitutions``).
     """
 
-    scheme: str
+    scheme: SchemeKind
     rate: float | None = None
     batch_size: int | None = None
     dataset_size: int | None = None
@@ -58,50 +95,55 @@ class Subsampling:
     substitutions: int | None = None
 
     def __post_init__(self) -> None:
-        if self.scheme == "poisson":
+        object.__setattr__(self, "scheme", as_choice(SchemeKind, self.scheme, "scheme"))
+        if self.scheme is SchemeKind.POISSON:
             self._check_poisson()
-        elif self.scheme == "wor":
-            self._check_wor()
         else:
-            raise InvalidSpecification(f"--scheme must be poisson or wor, got {self.scheme!r}")
+            self._check_wor()
 
     def _check_poisson(self) -> None:
         if self.rate is None or not (0 <= float(self.rate) <= 1):
-            raise InvalidSpecification(f"--rate must be in [0, 1], got {show(self.rate)}")
+            raise InvalidSpecification(f"rate must be in [0, 1], got {show(self.rate)}",
+                                       parameter="rate")
         object.__setattr__(self, "rate", float(self.rate))
         for name in ("batch_size", "dataset_size", "substitutions"):
             if getattr(self, name) is not None:
-                raise InvalidSpecification(f"--{name.replace('_', '-')} applies to --scheme wor")
+                raise InvalidSpecification(f"{name} applies to scheme='wor'", parameter=name)
         explicit = self.insertions is not None or self.removals is not None
         if explicit and self.group is not None:
-            raise InvalidSpecification("give either --group or --insertions/--removals, not both")
+            raise InvalidSpecification("give either group or insertions/removals, not both",
+                                       parameter="group")
         if explicit:
-            inserted = _count("--insertions", self.insertions or 0, 0, MAX_GROUP)
-            removed = _count("--removals", self.removals or 0, 0, MAX_GROUP)
+            inserted = _count("insertions", self.insertions or 0, 0, MAX_GROUP)
+            removed = _count("removals", self.removals or 0, 0, MAX_GROUP)
             if not 1 <= inserted + removed <= MAX_GROUP:
-                raise InvalidSpecification(f"--insertions + --removals must be in [1, {MAX_GROUP}], "
-                                           f"got {inserted + removed}")
+                raise InvalidSpecification(f"insertions + removals must be in [1, {MAX_GROUP}], "
+                                           f"got {inserted + removed}", parameter="insertions")
             object.__setattr__(self, "insertions", inserted)
             object.__setattr__(self, "removals", removed)
         else:
-            object.__setattr__(self, "group", _count("--group", 1 if self.group is None
+            object.__setattr__(self, "group", _count("group", 1 if self.group is None
                                                      else self.group, 1, MAX_GROUP))
 
     def _check_wor(self) -> None:
         for name in ("rate", "group", "insertions", "removals"):
             if getattr(self, name) is not None:
-                raise InvalidSpecification(f"--{name} applies to --scheme poisson")
-        q = _count("--batch-size", self.batch_size, 1)
-        n = _count("--dataset-size", self.dataset_size, 1)
+                raise InvalidSpecification(f"{name} applies to scheme='poisson'",
+                                           parameter=name)
+        q = _count("batch_size", self.batch_size, 1)
+        n = _count("dataset_size", self.dataset_size, 1)
         if q is None or n is None:
-            raise InvalidSpecification("--scheme wor needs --batch-size and --dataset-size")
+            raise InvalidSpecification("scheme='wor' needs batch_size and dataset_size",
+                                       parameter="batch_size" if q is None else "dataset_size")
         if q >= n:
             raise InvalidSpecification(
-                f"--batch-size must be smaller than --dataset-size, got q = {q}, N = {n}")
-        k = _count("--substitutions", 1 if self.substitutions is None else self.substitutions, 1,
+                f"batch_size must be smaller than dataset_size, got q = {q}, N = {n}",
+                parameter="batch_size")
+        k = _count("substitutions", 1 if self.substitutions is None else self.substitutions, 1,
                    MAX_GROUP)
         if k > n:
-            raise InvalidSpecification(f"--substitutions must be <= --dataset-size, got {k}")
+            raise InvalidSpecification(f"substitutions must be <= dataset_size, got {k}",
+                                       parameter="substitutions")
         object.__setattr__(self, "batch_size", q)
         object.__setattr__(self, "dataset_size", n)
         object.__setattr__(self, "substitutions", k)
@@ -109,7 +151,7 @@ class Subsampling:
     @property
     def group_size(self) -> int:
         """The induced distance between the datasets (K)."""
-        if self.scheme == "wor":
+        if self.scheme is SchemeKind.WOR:
             return self.substitutions
         return self.group if self.group is not None else self.insertions + self.removals
 
@@ -122,21 +164,21 @@ class Subsampling:
 
     def with_group_size(self, size: int) -> "Subsampling":
         """The same scheme for the relation at distance ``size`` (used by post-hoc bounds)."""
-        if self.scheme == "wor":
-            return Subsampling("wor", batch_size=self.batch_size,
+        if self.scheme is SchemeKind.WOR:
+            return Subsampling(SchemeKind.WOR, batch_size=self.batch_size,
                                dataset_size=self.dataset_size, substitutions=size)
-        return Subsampling("poisson", rate=self.rate, group=size)
+        return Subsampling(SchemeKind.POISSON, rate=self.rate, group=size)
 
     def cases(self) -> list[list[Term]]:
         """The derived bound: maximum over cases of ``Σ_terms P(term) · problem``."""
-        if self.scheme == "poisson":
-            return [[(0.0, poisson_problem(self.rate, inserted, removed))]
+        if self.scheme is SchemeKind.POISSON:
+            return [[Term(0.0, poisson_problem(self.rate, inserted, removed))]
                     for inserted, removed in self.shapes()]
-        return [[(0.0, wor_group_problem(self.batch_size, self.dataset_size,
-                                         self.substitutions))]]
+        return [[Term(0.0, wor_group_problem(self.batch_size, self.dataset_size,
+                                             self.substitutions))]]
 
     def describe(self) -> dict:
-        fields = {"scheme": self.scheme}
+        fields = {"scheme": self.scheme.value}
         for name in ("rate", "batch_size", "dataset_size", "group", "insertions", "removals",
                      "substitutions"):
             if getattr(self, name) is not None:
@@ -190,7 +232,7 @@ def wor_group_terms(batch_size: int, dataset_size: int, group: int) -> list[Term
     log_weights = log_hypergeometric_weights(dataset_size, group, batch_size)
     for k, log_p in enumerate(log_weights):
         if log_p > -math.inf:
-            terms.append((float(log_p), NumericProblem(
+            terms.append(Term(float(log_p), NumericProblem(
                 np.zeros(1), np.zeros(1), ConstraintMatrix.from_pairs(("L1", "R1"),
                                                                       {("L1", "R1"): k}))))
     return terms

@@ -18,9 +18,9 @@ import numpy as np
 from scipy.special import log_ndtr
 
 from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.limits import MAX_EPSILON, show
-from otbound.numeric import EPS, NumericBound, exact_zero
-from otbound.pairs import Family, FinitePair, MixturePair, log_sum_exp
+from otbound.numerics.limits import MAX_EPSILON, show
+from otbound.numerics.pairs import Family, FinitePair, MixturePair, Side, log_sum_exp
+from otbound.numerics.rounding import EPS, NumericBound, exact_zero
 
 ESCALATE = 1e-11
 """Relative error of δ above which the survival sums are recomputed in high precision."""
@@ -34,7 +34,8 @@ def check_epsilons(epsilons) -> np.ndarray:
     for epsilon in epsilons:
         if not (0 <= epsilon <= MAX_EPSILON):
             raise InvalidSpecification(
-                f"--epsilon must be in [0, {MAX_EPSILON:g}], got {show(epsilon)}")
+                f"epsilon must be in [0, {MAX_EPSILON:g}], got {show(epsilon)}",
+                parameter="epsilons")
     return epsilons
 
 
@@ -111,7 +112,7 @@ def _loss_and_slope(pair: MixturePair, z: np.ndarray) -> tuple[np.ndarray, np.nd
     """``log P − log Q`` and its derivative (plain log-sum-exp: the root only needs to be
     accurate to first order, since δ is stationary in it)."""
     loss, slope = np.zeros(z.shape), np.zeros(z.shape)
-    for side, sign in (("p", 1.0), ("q", -1.0)):
+    for side, sign in ((Side.P, 1.0), (Side.Q, -1.0)):
         means, log_weights = pair.components(side)
         logits = log_weights[:, None] + pair.relative_log(means, z)
         top = logits.max(axis=0)

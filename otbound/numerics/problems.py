@@ -1,6 +1,6 @@
 """Mixture problems with numeric weights: the input of the mechanism solvers.
 
-A :class:`NumericProblem` is the numeric form of one :class:`otbound.bound.MixtureProblem`:
+A :class:`NumericProblem` is the numeric form of one :class:`otbound.engine.bound.MixtureProblem`:
 ``max_ŷ Ψ(Σ_i w_i b_{ŷ_i} ‖ Σ_j v_j b_{ŷ'_j})`` under a constraint matrix, with the weights as
 logarithms (so that ``Binom(32 | 32, 10⁻⁶) = 10⁻¹⁹²`` is no problem). The
 :func:`insert_remove_pattern` is the constraint matrix of 003 Thm. 3.7, which every solver for
@@ -12,14 +12,18 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import mpmath as mp
 import numpy as np
-import sympy as sp
 
-from otbound.bound import ConstraintMatrix, MixtureProblem
+from otbound.engine.bound import ConstraintMatrix
 from otbound.errors import InvalidSpecification
+
+if TYPE_CHECKING:   # sympy is imported where a symbolic problem is evaluated
+    import sympy as sp
+
+    from otbound.engine.bound import MixtureProblem
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,6 +45,8 @@ class NumericProblem:
     def from_problem(problem: MixtureProblem,
                      values: Mapping[sp.Symbol, object]) -> "NumericProblem":
         """Evaluate the weights of a symbolic problem (30 significant digits, then logs)."""
+        import sympy as sp
+
         def log_weight(weight: sp.Expr) -> float:
             value = sp.sympify(weight).subs(values).evalf(30)
             if not value.is_number or value < 0:

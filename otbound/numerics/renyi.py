@@ -5,7 +5,7 @@ otbound integrates this non-negative form, which keeps tiny divergences (``Ψ_α
 accurate to many digits, and works with its logarithm, which keeps astronomically large ones
 finite. Closed forms are used where they exist: finite pairs, and the binomial expansion of the
 Poisson subsampled Gaussian with one removed element and integer α (001 Prop. E.4; the sum runs
-over non-negative terms only). Everything else is integrated by :mod:`otbound.quadrature` on
+over non-negative terms only). Everything else is integrated by :mod:`otbound.numerics.quadrature` on
 panels placed around the peaks of the integrand, for all requested orders at once.
 """
 
@@ -17,13 +17,13 @@ import numpy as np
 from scipy.special import gammaln
 
 from otbound.errors import InvalidSpecification
-from otbound.limits import MAX_ALPHA, show
-from otbound.numeric import EPS, NumericBound, exact_zero
-from otbound.pairs import Family, FinitePair, MixturePair, log_sum_exp
-from otbound.quadrature import ROUNDING, integrate_exp
+from otbound.numerics.limits import MAX_ALPHA, show
+from otbound.numerics.pairs import Family, FinitePair, MixturePair, Side, log_sum_exp
+from otbound.numerics.quadrature import ROUNDING, integrate_exp
+from otbound.numerics.rounding import EPS, NumericBound, exact_zero
 
-TAIL = 64.0
-"""Panels reach down to ``exp(-TAIL)`` (< 1e-27) times the largest value of the integrand."""
+PANEL_DEPTH = 64.0
+"""Panels reach down to ``exp(-PANEL_DEPTH)`` (< 1e-27) times the largest value of the integrand."""
 _SERIES = np.arange(2, 24)
 _LOG_FACTORIAL = gammaln(_SERIES + 1)
 
@@ -35,7 +35,8 @@ def check_orders(alphas, limit: bool = True) -> np.ndarray:
     for alpha in alphas:
         if not (1 < alpha <= top) or not math.isfinite(alpha):
             raise InvalidSpecification(
-                f"--alpha (the Rényi order) must be in (1, {MAX_ALPHA:g}], got {show(alpha)}")
+                f"alpha (the Rényi order) must be in (1, {MAX_ALPHA:g}], got {show(alpha)}",
+                parameter="alphas")
     return alphas
 
 
@@ -207,13 +208,13 @@ def _binomial(pair: MixturePair, alphas: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def _integrated(pair: MixturePair, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     def log_integrand(z: np.ndarray, group: np.ndarray) -> np.ndarray:
-        relative_q = pair.log_relative_density("q", z)
-        loss = pair.log_relative_density("p", z) - relative_q
+        relative_q = pair.log_relative_density(Side.Q, z)
+        loss = pair.log_relative_density(Side.P, z) - relative_q
         return relative_q + pair.log_reference(z) + log_phi(alphas[group], loss)
 
     def log_sensitivity(z: np.ndarray, group: np.ndarray) -> np.ndarray:
         """The relative error of the integrand from the rounding of the privacy loss."""
-        loss = pair.log_relative_density("p", z) - pair.log_relative_density("q", z)
+        loss = pair.log_relative_density(Side.P, z) - pair.log_relative_density(Side.Q, z)
         with np.errstate(divide="ignore"):
             return np.log(_phi_sensitivity(alphas[group], loss, _loss_error(pair, z)))
 
@@ -233,7 +234,7 @@ def _integrated(pair: MixturePair, alphas: np.ndarray) -> tuple[np.ndarray, np.n
 
 def _loss_error(pair: MixturePair, z: np.ndarray) -> np.ndarray:
     """Absolute error of the privacy loss ``log(P/D₀) − log(Q/D₀)`` (its parts may cancel)."""
-    return pair.log_relative_density_error("p", z) + pair.log_relative_density_error("q", z)
+    return pair.log_relative_density_error(Side.P, z) + pair.log_relative_density_error(Side.Q, z)
 
 
 def _phi_sensitivity(alpha, loss: np.ndarray, loss_error: np.ndarray) -> np.ndarray:
@@ -247,11 +248,11 @@ def _phi_sensitivity(alpha, loss: np.ndarray, loss_error: np.ndarray) -> np.ndar
 
 def _log_power_mean(pair: MixturePair, alpha: np.ndarray, z: np.ndarray) -> np.ndarray:
     """``g(z) = log(P^α Q^{1−α})`` (``alpha`` shaped like ``z``)."""
-    return (alpha * pair.log_relative_density("p", z)
-            + (1 - alpha) * pair.log_relative_density("q", z) + pair.log_reference(z))
+    return (alpha * pair.log_relative_density(Side.P, z)
+            + (1 - alpha) * pair.log_relative_density(Side.Q, z) + pair.log_reference(z))
 
 
-def _moments(pair: MixturePair, side: str, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _moments(pair: MixturePair, side: Side, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     means, log_weights = pair.components(side)
     logits = log_weights[:, None] + pair.relative_log(means, z)
     weights = np.exp(logits - logits.max(axis=0))
@@ -265,8 +266,8 @@ def _derivatives(pair: MixturePair, alpha: np.ndarray,
                  z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """First and second derivative of ``g`` (Gaussian components)."""
     s2 = pair.scale ** 2
-    mean_p, var_p = _moments(pair, "p", z)
-    mean_q, var_q = _moments(pair, "q", z)
+    mean_p, var_p = _moments(pair, Side.P, z)
+    mean_q, var_q = _moments(pair, Side.Q, z)
     first = (alpha * mean_p + (1 - alpha) * mean_q - z) / s2
     second = (alpha * var_p + (1 - alpha) * var_q) / s2 ** 2 - 1 / s2
     return first, second
@@ -305,7 +306,7 @@ def _gaussian_peaks(pair: MixturePair, alphas: np.ndarray
     heights = _log_power_mean(pair, alpha, z)
     best = np.full(alphas.size, -np.inf)
     np.maximum.at(best, owner, heights)
-    promising = heights >= best[owner] - 2 * TAIL
+    promising = heights >= best[owner] - 2 * PANEL_DEPTH
     z, lo, hi, alpha, owner = z[promising], lo[promising], hi[promising], alpha[promising], \
         owner[promising]
     span = 10 * s + 0.1 * (hi - lo)
@@ -351,13 +352,13 @@ def _gaussian_panels(pair: MixturePair, alphas: np.ndarray) -> tuple[np.ndarray,
     heights = _log_power_mean(pair, alpha, peaks)
     best = np.full(alphas.size, -np.inf)
     np.maximum.at(best, owner, heights)
-    keep = heights >= best[owner] - TAIL
+    keep = heights >= best[owner] - PANEL_DEPTH
     widths = np.minimum(s, 1 / np.sqrt(curvature[keep]))
-    reaches = _extents(pair, alpha[keep], peaks[keep], widths, best[owner[keep]] - TAIL)
+    reaches = _extents(pair, alpha[keep], peaks[keep], widths, best[owner[keep]] - PANEL_DEPTH)
     intervals: list[list[tuple[float, float, float]]] = [[] for _ in alphas]
     for g, center, width, (left, right) in zip(owner[keep], peaks[keep], widths, reaches):
         intervals[g].append((center - left, center + right, width))
-    reach = math.sqrt(2 * TAIL) * s + s
+    reach = math.sqrt(2 * PANEL_DEPTH) * s + s
     bulk = (pair.q_means.min() - reach, pair.q_means.max() + reach, s)
     return _panels([found + [bulk] for found in intervals])
 
@@ -394,8 +395,8 @@ def _laplace_panels(pair: MixturePair, alphas: np.ndarray
         # Beyond every mean (and zero), each density is a multiple of exp(−direction·z/s), and
         # the loss is constant: log(P/D₀) and log(Q/D₀) there are the accurate mixture logs.
         beyond = np.array([max(direction * end, 0.0) * direction])
-        relative_q = float(pair.log_relative_density("q", beyond)[0])
-        loss = float(pair.log_relative_density("p", beyond)[0]) - relative_q
+        relative_q = float(pair.log_relative_density(Side.Q, beyond)[0])
+        loss = float(pair.log_relative_density(Side.P, beyond)[0]) - relative_q
         loss_error = float(_loss_error(pair, beyond)[0])
         log_q_tail = relative_q - direction * end / s - math.log(2)
         value = log_q_tail + log_phi(alphas, np.full(alphas.size, loss))

@@ -18,11 +18,11 @@ from fractions import Fraction
 
 import sympy as sp
 
-from otbound import symbols
-from otbound.batches import Batch, BatchType
-from otbound.conditionals import ConcreteConditionals, SymbolicConditionals
+from otbound.engine import symbols
+from otbound.engine.batches import Batch, BatchType
+from otbound.engine.conditionals import ConcreteConditionals, SymbolicConditionals
+from otbound.engine.simplify import is_identically_zero
 from otbound.errors import InvalidSpecification
-from otbound.simplify import is_identically_zero
 
 
 class Verdict(Enum):

@@ -15,13 +15,13 @@ from typing import Mapping
 
 import sympy as sp
 
-from otbound import symbols
-from otbound.batches import Batch, BatchType, Content
-from otbound.coupling import Coupling
+from otbound.engine import symbols
+from otbound.engine.batches import Batch, BatchType, Content
+from otbound.engine.couplings import Coupling
+from otbound.engine.events import Event, partition_defect
+from otbound.engine.relations import NeighbourPair
+from otbound.engine.schemes import Scheme
 from otbound.errors import InvalidSpecification
-from otbound.events import Event, partition_defect
-from otbound.relations import NeighbourPair
-from otbound.schemes import Scheme
 
 
 class SizeReference(Enum):
@@ -126,8 +126,8 @@ class ConcreteConditionals:
 class SymbolicConditionals:
     """Event probabilities and conditional type masses of a case for a symbolic background size.
 
-    The background has ``n`` elements (:data:`otbound.symbols.n`); a batch type with free
-    background count uses :data:`otbound.symbols.m`.
+    The background has ``n`` elements (:data:`otbound.engine.symbols.n`); a batch type with free
+    background count uses :data:`otbound.engine.symbols.m`.
     """
 
     def __init__(self, case: Case, scheme: Scheme) -> None:

@@ -1,7 +1,7 @@
 """High-precision reference values by mpmath quadrature — slow, independent, for checking.
 
-These functions share no numerical code with :mod:`otbound.renyi` and
-:mod:`otbound.hockey_stick`: densities are evaluated directly in mpmath at ``dps`` digits and
+These functions share no numerical code with :mod:`otbound.numerics.renyi` and
+:mod:`otbound.numerics.hockey_stick`: densities are evaluated directly in mpmath at ``dps`` digits and
 integrated with tanh-sinh quadrature on intervals split at every place where the integrand can
 peak or bend (component means, the plateau points ``α μ_i + (1 − α) ν_j``, and a few standard
 deviations around them). They are the oracle of the test suite and the slow side of the benchmarks.
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import mpmath as mp
 
-from otbound.pairs import Family, MixturePair
+from otbound.numerics.pairs import Family, MixturePair, Side
 
 
-def _log_density(pair: MixturePair, side: str, z):
+def _log_density(pair: MixturePair, side: Side, z):
     means, log_weights = pair.components(side)
     log_weights = [mp.mpf(w) for w in log_weights]
     # Weights rounded to doubles sum to 1 only up to ~1e-16: renormalise at full precision.
@@ -45,13 +45,13 @@ def _breakpoints(pair: MixturePair, alpha) -> list:
     return sorted(points)
 
 
-def log_psi(pair: MixturePair, alpha, dps: int = 40):
+def precise_log_psi(pair: MixturePair, alpha, dps: int = 40):
     """``(log Ψ_α(P ‖ Q), error estimate of log Ψ)`` as mpmath numbers."""
     with mp.workdps(dps):
         alpha = mp.mpf(alpha)
 
         def g(z):
-            return alpha * _log_density(pair, "p", z) + (1 - alpha) * _log_density(pair, "q", z)
+            return alpha * _log_density(pair, Side.P, z) + (1 - alpha) * _log_density(pair, Side.Q, z)
 
         points = _breakpoints(pair, alpha)
         top = max(g(mp.mpf(z)) for z in points)
@@ -60,13 +60,13 @@ def log_psi(pair: MixturePair, alpha, dps: int = 40):
         return mp.log(value) + top, error / value
 
 
-def hockey_stick(pair: MixturePair, epsilon, dps: int = 60):
+def precise_hockey_stick(pair: MixturePair, epsilon, dps: int = 60):
     """``(H_{e^ε}(P ‖ Q), error estimate)`` for pairs whose likelihood ratio increases."""
     with mp.workdps(dps):
         epsilon = mp.mpf(epsilon)
 
         def loss(z):
-            return _log_density(pair, "p", z) - _log_density(pair, "q", z)
+            return _log_density(pair, Side.P, z) - _log_density(pair, Side.Q, z)
 
         lo, hi = mp.mpf(-1), mp.mpf(1)
         while loss(hi) <= epsilon:
@@ -82,11 +82,11 @@ def hockey_stick(pair: MixturePair, epsilon, dps: int = 60):
         gamma = mp.exp(epsilon)
 
         # mp.quad stops on an absolute error test: rescale the integrand to order one.
-        scale = _log_density(pair, "p", root)
+        scale = _log_density(pair, Side.P, root)
 
         def excess(z):
-            return (mp.exp(_log_density(pair, "p", z) - scale)
-                    - gamma * mp.exp(_log_density(pair, "q", z) - scale))
+            return (mp.exp(_log_density(pair, Side.P, z) - scale)
+                    - gamma * mp.exp(_log_density(pair, Side.Q, z) - scale))
 
         near_root = [root + k * pair.scale for k in range(1, 40)]
         points = sorted({root, *near_root, *(p for p in _breakpoints(pair, 1) if p > root)})

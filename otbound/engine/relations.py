@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Iterable
 
-from otbound.batches import Batch, background, check_special_name
+from otbound.engine.batches import Batch, background, check_special_name
 from otbound.errors import InvalidSpecification
 
-INFINITE = math.inf
+UNBOUNDED = math.inf
 
 
 class BatchRelation(Enum):
@@ -40,7 +40,7 @@ class BatchRelation(Enum):
         only_left, only_right = _one_sided_differences(y, y2)
         if self is BatchRelation.INSERTION_REMOVAL:
             return only_left + only_right
-        return only_left if only_left == only_right else INFINITE
+        return only_left if only_left == only_right else UNBOUNDED
 
     def symbol(self) -> str:
         """Short subscript used when printing (``±`` or ``Δ``)."""
@@ -56,14 +56,14 @@ def _one_sided_differences(y: Batch, y2: Batch) -> tuple[int, int]:
 
 def distance_to_support(y: Batch, support: Iterable[Batch], relation: BatchRelation) -> float:
     """``d_Y(y, supp s) = min_{y' ∈ supp s} d_Y(y, y')`` (001 Def. D.2)."""
-    return min((relation.distance(y, other) for other in support), default=INFINITE)
+    return min((relation.distance(y, other) for other in support), default=UNBOUNDED)
 
 
 def distance_between_supports(support: Iterable[Batch], other: Iterable[Batch],
                               relation: BatchRelation) -> float:
     """``d_Y(supp s, supp s') = min d_Y(y, y')`` over both supports (001 Def. D.3)."""
     other = list(other)
-    return min((distance_to_support(y, other, relation) for y in support), default=INFINITE)
+    return min((distance_to_support(y, other, relation) for y in support), default=UNBOUNDED)
 
 
 @dataclass(frozen=True, slots=True)

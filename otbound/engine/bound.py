@@ -15,12 +15,15 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Iterable, Mapping
-
-import sympy as sp
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from otbound.errors import InvalidSpecification
-from otbound.simplify import is_identically_zero, tidy
+
+if TYPE_CHECKING:
+    import sympy as sp
+
+# sympy (and otbound.engine.simplify, which needs it) is imported in the functions that use it:
+# the numerics build ConstraintMatrix for every bound, and must not wait for sympy to load.
 
 INFINITE = math.inf
 
@@ -124,6 +127,8 @@ class MixtureProblem:
 
     def difference(self, other: "MixtureProblem") -> str:
         """Why the two problems differ (empty when they are the same problem)."""
+        from otbound.engine.simplify import is_identically_zero
+
         if (len(self.left), len(self.right)) != (len(other.left), len(other.right)):
             return (f"mixture sizes differ: {len(self.left)}|{len(self.right)} components vs "
                     f"{len(other.left)}|{len(other.right)}")
@@ -153,6 +158,8 @@ class MixtureProblem:
 
 
 def _mixture(components: tuple[Component, ...], latex: bool) -> str:
+    import sympy as sp
+
     terms = []
     for c in components:
         weight = sp.latex(c.weight) if latex else sp.sstr(c.weight)
@@ -174,6 +181,8 @@ class CaseBound:
 
     def canonical(self) -> "CaseBound":
         """Drop zero-probability terms and merge terms with the same problem."""
+        from otbound.engine.simplify import is_identically_zero, tidy
+
         merged: list[tuple[sp.Expr, MixtureProblem]] = []
         for probability, problem in self.terms:
             if is_identically_zero(probability):
@@ -188,6 +197,8 @@ class CaseBound:
 
     def difference(self, other: "CaseBound") -> str:
         """Why the two case bounds differ (empty when equal)."""
+        from otbound.engine.simplify import is_identically_zero
+
         mine, theirs = self.canonical().terms, list(other.canonical().terms)
         if len(mine) != len(theirs):
             return f"{len(mine)} constraint profiles vs {len(theirs)}"
@@ -202,6 +213,8 @@ class CaseBound:
         return ""
 
     def describe(self, latex: bool = False) -> list[str]:
+        import sympy as sp
+
         terms = self.canonical().terms
         if len(terms) == 1 and terms[0][0] == 1:
             return [terms[0][1].describe(latex)]
@@ -220,6 +233,8 @@ class CaseBound:
 
 def _closest_difference(probability: sp.Expr, problem: MixtureProblem,
                         others: list[tuple[sp.Expr, MixtureProblem]]) -> str:
+    from otbound.engine.simplify import is_identically_zero
+
     same = [other for p, other in others if is_identically_zero(p - probability)]
     for other in same or [other for _, other in others]:
         return problem.difference(other) or "its probability differs"
@@ -268,6 +283,8 @@ class MixtureBound:
 def problem(left: Iterable[tuple[str, object]], right: Iterable[tuple[str, object]],
             constraints: Mapping[tuple[str, str], float]) -> MixtureProblem:
     """Convenience constructor: components as ``(label, weight)`` and bounds by label pair."""
+    import sympy as sp
+
     left = tuple(Component(label, sp.sympify(w)) for label, w in left)
     right = tuple(Component(label, sp.sympify(w)) for label, w in right)
     labels = tuple(c.label for c in left + right)
@@ -279,6 +296,8 @@ def statement(**cases: MixtureProblem | Iterable[tuple[object, MixtureProblem]])
 
     Each case is one problem, or an expectation given as ``(probability, problem)`` terms.
     """
+    import sympy as sp
+
     bounds = []
     for name, body in cases.items():
         terms = ((sp.Integer(1), body),) if isinstance(body, MixtureProblem) else \

@@ -1,22 +1,29 @@
 """Finding and loading derivation files.
 
 A derivation file is a Python file that defines a module-level ``DERIVATION`` (an
-:class:`otbound.Derivation`). The catalogue is the ``derivations/`` folder of the source tree, or
-the folder named by the environment variable ``OTBOUND_DERIVATIONS``.
+:class:`otbound.Derivation`). The catalogue is the folder named by the environment variable
+``OTBOUND_DERIVATIONS``, else the repository's top-level ``derivations/`` folder: installed, it is
+the subpackage ``otbound.derivations`` (pyproject.toml maps the folder there); in a source checkout
+without that mapping, the folder itself. Derivation files are always loaded by path.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.resources
 import importlib.util
 import os
 import sys
 from pathlib import Path
 
-from otbound.derivation import Derivation
+from otbound.engine.derivation import Derivation
 from otbound.errors import DerivationFileError
 
 ENVIRONMENT_VARIABLE = "OTBOUND_DERIVATIONS"
+PACKAGE = "otbound.derivations"
+"""Where the bundled derivations are installed (the repository's ``derivations/`` folder)."""
+SOURCE_TREE = Path(__file__).resolve().parents[2] / "derivations"
+"""The ``derivations/`` folder of a source checkout (``otbound/engine/catalog.py`` → root)."""
 
 
 def catalogue_directory() -> Path:
@@ -24,8 +31,16 @@ def catalogue_directory() -> Path:
     configured = os.environ.get(ENVIRONMENT_VARIABLE)
     if configured:
         return Path(configured)
-    beside_package = Path(__file__).resolve().parents[1] / "derivations"
-    return beside_package if beside_package.is_dir() else Path.cwd() / "derivations"
+    return _installed_directory() or SOURCE_TREE
+
+
+def _installed_directory() -> Path | None:
+    """The folder of the package ``otbound.derivations``, if it is installed as real files."""
+    try:
+        folder = importlib.resources.files(PACKAGE)
+    except ImportError:  # not installed (a checkout on sys.path, or an older editable install)
+        return None
+    return folder if isinstance(folder, Path) and folder.is_dir() else None
 
 
 def load_file(path: Path) -> Derivation:
@@ -63,7 +78,7 @@ def _one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
-def catalogue() -> list[tuple[Path, Derivation]]:
+def bundled_derivations() -> list[tuple[Path, Derivation]]:
     """Every derivation of the catalogue, sorted by name."""
     directory = catalogue_directory()
     if not directory.is_dir():
@@ -74,13 +89,13 @@ def catalogue() -> list[tuple[Path, Derivation]]:
     return sorted(entries, key=lambda entry: entry[1].name)
 
 
-def find(name_or_path: str) -> Derivation:
+def load_derivation(name_or_path: str) -> Derivation:
     """A derivation by name (``001-thm-4.1``), file stem (``thm_4_1``) or path."""
     if name_or_path.endswith(".py") or os.sep in name_or_path:
         return load_file(Path(name_or_path))
     wanted = name_or_path.lower()
-    for path, derivation in catalogue():
+    for path, derivation in bundled_derivations():
         if wanted in (derivation.name.lower(), path.stem.lower()):
             return derivation
-    names = ", ".join(d.name for _, d in catalogue())
+    names = ", ".join(d.name for _, d in bundled_derivations())
     raise DerivationFileError(f"unknown derivation {name_or_path!r}; known: {names}")

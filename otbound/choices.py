@@ -1,0 +1,54 @@
+"""The alternatives a user chooses between, as enums, in a module without dependencies (so that
+the command line can offer them without loading numpy, scipy or dp_accounting). Functions that
+take one accept the member or its string value, checked by :func:`otbound.errors.as_choice`.
+"""
+
+from __future__ import annotations
+
+from enum import Enum, StrEnum
+
+DEFAULT_DISCRETISATION = 1e-4
+"""Default spacing of the PLD accountant's privacy-loss grid."""
+
+
+class SchemeKind(StrEnum):
+    """The subsampling schemes of :class:`otbound.Subsampling`."""
+
+    POISSON = "poisson"
+    WOR = "wor"
+    """Sampling without replacement (fixed batch size)."""
+
+
+class Method(Enum):
+    """How a bound is evaluated: the tight derived bound, a mechanism-agnostic baseline, or
+    post-hoc group privacy from the single-element bound (003 Sec. 3.3)."""
+
+    TIGHT = "tight"
+    AGNOSTIC = "agnostic"
+    POSTHOC = "posthoc"
+
+
+class Accountant(Enum):
+    """Who composes the steps: the better of the two (``BEST``), Rényi DP, or a privacy loss
+    distribution."""
+
+    BEST = "best"
+    RDP = "rdp"
+    PLD = "pld"
+
+
+class Conversion(Enum):
+    """How an RDP curve becomes (ε, δ): the optimal conversion, Balle et al. 2020 or Mironov
+    2017."""
+
+    OPTIMAL = "optimal"
+    BALLE2020 = "balle2020"
+    MIRONOV = "mironov"
+
+
+class Neighbouring(Enum):
+    """The neighbouring relation of truncated Poisson accounting (seed 002)."""
+
+    ADD_REMOVE = "add-remove"
+    ZERO_OUT = "zero-out"
+    REPLACE_ONE = "replace-one"
