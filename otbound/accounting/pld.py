@@ -78,13 +78,15 @@ def step_pld(step: Step,
 
     Its profile is the largest over the step's cases, the profile of a dominating pair (Zhu et
     al. 2022), so composing it with anything is sound; it can be looser than :func:`compose_plds`,
-    which keeps the cases apart. The step's ``count`` repetitions are composed.
+    which keeps the cases apart. The step's ``count`` repetitions are composed. The profile is
+    raised by the relative rounding margin before dp_accounting sees it; the floating-point
+    error of what the caller composes afterwards is dp_accounting's.
     """
     ranges = [pair_loss_range(pair) for case in step.cases for _, pairs in case for pair in pairs]
 
     def profile(epsilons: np.ndarray) -> np.ndarray:
-        return np.max([branches_delta(case, epsilons, TOLERANCE).upper for case in step.cases],
-                      axis=0)
+        deltas = [branches_delta(case, epsilons, TOLERANCE).upper for case in step.cases]
+        return np.max(deltas, axis=0) * (1 + ROUNDING_RELATIVE)
 
     pld = profile_pld(profile, min(r[0] for r in ranges), max(r[1] for r in ranges),
                       discretisation)

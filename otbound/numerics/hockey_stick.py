@@ -15,7 +15,6 @@ import math
 
 import mpmath as mp
 import numpy as np
-from scipy.special import log_ndtr
 
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.limits import MAX_EPSILON, show
@@ -162,6 +161,8 @@ def _roots(pair: MixturePair, epsilons: np.ndarray) -> tuple[np.ndarray, np.ndar
 def _log_survival(pair: MixturePair, x: np.ndarray) -> np.ndarray:
     """``log P(D > x)`` for the standardised component distribution (``x`` in units of scale)."""
     if pair.family is Family.GAUSSIAN:
+        from scipy.special import log_ndtr   # loaded with δ, not with every Rényi point
+
         return log_ndtr(-x)
     return np.where(x >= 0, math.log(0.5) - np.maximum(x, 0),
                     np.log1p(-0.5 * np.exp(np.minimum(x, 0))))

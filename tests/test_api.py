@@ -1,0 +1,66 @@
+"""The public API (issue 10): everything from ``import otbound``, choices checked by value, and
+units that cannot be confused."""
+
+import pytest
+
+import otbound
+from otbound.numerics.settings import poisson_problem
+
+SETTING = otbound.Subsampling("poisson", rate=0.01)
+
+
+def test_every_public_name_resolves():
+    missing = [name for name in otbound.__all__ if getattr(otbound, name, None) is None]
+    assert missing == []
+
+
+def test_an_accountant_named_by_string_is_the_one_that_runs():
+    step = otbound.subsampled_step(SETTING, otbound.gaussian(1.0), 10)
+    by_name = otbound.account([step], "pld", delta=1e-6)
+    by_member = otbound.account([step], otbound.Accountant.PLD, delta=1e-6)
+    assert by_name.accountant is otbound.Accountant.PLD
+    assert by_name.epsilon == by_member.epsilon
+    assert by_name.epsilon != otbound.account([step], "rdp", delta=1e-6).epsilon
+
+
+@pytest.mark.parametrize("call, fragments", [
+    (lambda step: otbound.account([step], "moments", delta=1e-6),
+     ["accountant must be one of", "'best', 'rdp', 'pld'", "'moments'"]),
+    (lambda step: otbound.account([step], conversion="exact", delta=1e-6),
+     ["conversion must be one of", "'exact'"]),
+    (lambda step: otbound.account(step, delta=1e-6), ["steps must be a non-empty list of Step"]),
+    (lambda step: otbound.rdp(SETTING, otbound.gaussian(1.0), "fast", [2]),
+     ["method must be one of", "'tight', 'agnostic', 'posthoc'", "'fast'"]),
+    (lambda step: otbound.adp(SETTING, "gaussian", "tight", [1]),
+     ["mechanism must be a Mechanism", "str"]),
+    (lambda step: otbound.Subsampling("shuffle", rate=0.1), ["scheme must be one of", "'shuffle'"]),
+])
+def test_misuse_names_the_argument_the_value_and_the_choices(call, fragments):
+    step = otbound.subsampled_step(SETTING, otbound.gaussian(1.0), 10)
+    with pytest.raises(otbound.InvalidSpecification) as raised:
+        call(step)
+    assert all(fragment in str(raised.value) for fragment in fragments), str(raised.value)
+
+
+def test_a_probability_cannot_pass_for_a_log_probability():
+    problem = poisson_problem(0.1, 0, 1)
+    with pytest.raises(otbound.InvalidSpecification, match="log_probability must be a logarithm"):
+        otbound.Term(0.5, problem)
+    with pytest.raises(otbound.InvalidSpecification, match="probability must be in"):
+        otbound.Term.of_probability(1.5, problem)
+    assert otbound.Term.of_probability(1.0, problem) == otbound.Term.of_log_probability(0.0,
+                                                                                         problem)
+
+
+def test_terms_must_be_terms_not_tuples():
+    from otbound.numerics.methods import tight_branches
+
+    with pytest.raises(otbound.InvalidSpecification, match="terms must be Term objects"):
+        tight_branches([(1.0, poisson_problem(0.1, 0, 1))], otbound.gaussian(1.0))
+
+
+def test_a_step_becomes_a_dp_accounting_pld_that_dominates_the_step():
+    step = otbound.subsampled_step(SETTING, otbound.gaussian(2.0), 1)
+    pld = otbound.step_pld(step, discretisation=1e-3)
+    ours = otbound.adp(SETTING, otbound.gaussian(2.0), "tight", [0.05])[0].value
+    assert ours <= pld.get_delta_for_epsilon(0.05) <= ours * 1.05
