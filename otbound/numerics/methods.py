@@ -164,10 +164,7 @@ def _agnostic_rdp(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray
                         _at_next_integer(lambda n: _wang_et_al(w, profile, n), alphas)])
     cases = []
     for inserted, removed in setting.shapes():
-        left = log_binomial_weights(removed, setting.rate)
-        right = log_binomial_weights(inserted, setting.rate)
-        weights = (left[:, None] + right[None, :]).ravel()
-        distances = (np.arange(removed + 1)[:, None] + np.arange(inserted + 1)[None, :]).ravel()
+        weights, distances = _product_coupling(setting.rate, inserted, removed)
         bounds = [per_order(_profile_mixture(weights, distances, profile, alphas), alphas)]
         if inserted + removed == 1:
             factor = math.log(2) if inserted else 0.0   # 001 Prop. E.4: insertion costs 2
@@ -190,6 +187,16 @@ def _once_per_distance(profile: Callable[[int, np.ndarray], Bounds]):
         return cache[key]
 
     return cached
+
+
+def _product_coupling(rate: float, inserted: int, removed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Log-weights and distances of the independent (product) coupling of K₋ removals and K₊
+    insertions under Poisson sampling: ``Binom(i | K₋, r) Binom(j | K₊, r)`` at distance
+    ``i + j``."""
+    left, right = log_binomial_weights(removed, rate), log_binomial_weights(inserted, rate)
+    weights = (left[:, None] + right[None, :]).ravel()
+    distances = (np.arange(removed + 1)[:, None] + np.arange(inserted + 1)[None, :]).ravel()
+    return weights, distances
 
 
 def _hypergeometric(setting: Subsampling) -> np.ndarray:
@@ -362,15 +369,12 @@ def _agnostic_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.nda
         return _balle(math.log(w), lambda eps: profile(1, eps), epsilons)
     cases = []
     for inserted, removed in setting.shapes():
-        left = log_binomial_weights(removed, setting.rate)
-        right = log_binomial_weights(inserted, setting.rate)
-        weights = (left[:, None] + right[None, :]).ravel()
-        distances = (np.arange(removed + 1)[:, None] + np.arange(inserted + 1)[None, :]).ravel()
+        weights, distances = _product_coupling(setting.rate, inserted, removed)
         keep = weights > -np.inf
         bounds = [weighted_sum(weights[keep], [profile(int(d), epsilons)
                                                for d in distances[keep]])]
         if inserted == 0 or removed == 0:
-            bounds.append(_balle_group(left if inserted == 0 else right, profile, epsilons))
+            bounds.append(_balle_group(weights, profile, epsilons))   # one side: Binom(· | K, r)
         cases.append(minimum(bounds))
     return maximum(cases)
 
