@@ -40,9 +40,10 @@ class Converted:
 
 def _check(alpha: float, rho: float) -> None:
     if not alpha > 1:
-        raise InvalidSpecification(f"order alpha must be > 1, got {alpha}")
+        raise InvalidSpecification(f"order alpha must be > 1, got {alpha}", parameter="alpha")
     if not (rho >= 0 and math.isfinite(rho)):
-        raise InvalidSpecification(f"RDP value must be a finite number >= 0, got {rho}")
+        raise InvalidSpecification(f"RDP value rho must be a finite number >= 0, got {rho}",
+                                   parameter="rho")
 
 
 def _check_delta(delta: float) -> None:

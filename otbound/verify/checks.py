@@ -28,7 +28,7 @@ from otbound.engine.bound import CaseBound
 from otbound.engine.conditionals import Case
 from otbound.engine.derivation import Derivation, Variant, check_case
 from otbound.engine.relations import BatchRelation
-from otbound.errors import InvalidSpecification
+from otbound.errors import InternalError, InvalidSpecification
 from otbound.numerics.hockey_stick import hockey_stick_curve
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
 from otbound.numerics.methods import terms_delta, terms_log_psi
@@ -170,7 +170,7 @@ def worst_case_function(instance: Instance, values: np.ndarray) -> TableFunction
             found.append(values[len(left) + next(j for j, e in enumerate(right)
                                                  if e.holds(content))])
         if len(set(found)) != 1:
-            raise ValueError(f"the worst components disagree on batch {sorted(batch)}: {found}")
+            raise InternalError(f"the worst components disagree on batch {sorted(batch)}: {found}")
         table[batch] = found[0]
     return TableFunction(table, label="f = value of the worst component of the batch's event")
 
