@@ -129,9 +129,11 @@ def _add_account(commands) -> None:
     command.add_argument("--accountant", default="best", choices=[a.value for a in Accountant],
                          help="best (default: both, the smaller answer), rdp or pld")
     command.add_argument("--conversion", choices=[c.value for c in Conversion],
-                         help="RDP to (ε, δ) conversion (--accountant rdp or best; default optimal)")
+                         help="RDP to (ε, δ) conversion (--accountant rdp or best; "
+                              "default optimal)")
     command.add_argument("--discretisation", type=float,
-                         help=f"PLD loss grid (--accountant pld or best; default {DEFAULT_DISCRETISATION:g})")
+                         help="PLD loss grid (--accountant pld or best; "
+                              f"default {DEFAULT_DISCRETISATION:g})")
     command.add_argument("--json", action="store_true", help="print one JSON object")
     command.set_defaults(handler=_account)
 

@@ -65,7 +65,8 @@ def pair_loss_range(pair: MixturePair | FinitePair) -> tuple[float, float]:
     return float(loss.min()), float(loss.max())
 
 
-def case_pld(case: StepCase, discretisation: float = DEFAULT_DISCRETISATION) -> PrivacyLossDistribution:
+def case_pld(case: StepCase,
+             discretisation: float = DEFAULT_DISCRETISATION) -> PrivacyLossDistribution:
     """The pessimistic connect-the-dots PLD of one case."""
     ranges = [pair_loss_range(pair) for _, pairs in case for pair in pairs]
     return profile_pld(lambda epsilons: branches_delta(case, epsilons, TOLERANCE).upper,

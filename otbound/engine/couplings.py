@@ -3,8 +3,8 @@
 A coupling of 001 Thm. 3.4 is a joint pmf over ``I + J`` batches whose marginals are the
 conditional pmfs ``s_x(· | A_i)`` and ``s_{x'}(· | E_j)``. otbound declares it the way the proofs
 of 001 App. E–G describe it: draw a *reference* batch from its conditional pmf, then build every
-other coordinate from earlier ones by a :class:`CouplingStep` ("insert the group elements in a uniformly
-random order", "replace a uniformly random member by a and by a'", …).
+other coordinate from earlier ones by a :class:`CouplingStep` ("insert the group elements in a
+uniformly random order", "replace a uniformly random member by a and by a'", …).
 
 Each step has two semantics that must agree: on concrete batches (exact ``Fraction``
 probabilities) and on batch types (sympy), the latter being what proves validity for a symbolic

@@ -56,7 +56,8 @@ def rdp(setting: Subsampling, mechanism: Mechanism, method: Method | str,
 
 def _check_inputs(setting: Subsampling, mechanism: Mechanism, method: Method | str) -> Method:
     """The method as a :class:`Method`, once the setting and the mechanism have their types."""
-    for name, value, kind in (("setting", setting, Subsampling), ("mechanism", mechanism, Mechanism)):
+    for name, value, kind in (("setting", setting, Subsampling),
+                              ("mechanism", mechanism, Mechanism)):
         if not isinstance(value, kind):
             raise InvalidSpecification(f"{name} must be a {kind.__name__}, got "
                                        f"{type(value).__name__}", parameter=name)

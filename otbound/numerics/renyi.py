@@ -5,8 +5,9 @@ otbound integrates this non-negative form, which keeps tiny divergences (``Ψ_α
 accurate to many digits, and works with its logarithm, which keeps astronomically large ones
 finite. Closed forms are used where they exist: finite pairs, and the binomial expansion of the
 Poisson subsampled Gaussian with one removed element and integer α (001 Prop. E.4; the sum runs
-over non-negative terms only). Everything else is integrated by :mod:`otbound.numerics.quadrature` on
-panels placed around the peaks of the integrand, for all requested orders at once.
+over non-negative terms only). Everything else is integrated by
+:mod:`otbound.numerics.quadrature` on panels placed around the peaks of the integrand, for all
+requested orders at once.
 """
 
 from __future__ import annotations

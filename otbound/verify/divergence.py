@@ -1,7 +1,8 @@
 """Divergences of arbitrary output distributions, for the verifier.
 
-Deliberately independent of :mod:`otbound.numerics.renyi` and :mod:`otbound.numerics.hockey_stick`: no
-dominating-pair structure is assumed (means anywhere, the likelihood ratio need not be monotone).
+Deliberately independent of :mod:`otbound.numerics.renyi` and
+:mod:`otbound.numerics.hockey_stick`: no dominating-pair structure is assumed (means anywhere, the
+likelihood ratio need not be monotone).
 
 * Two-point outputs (randomized response with rational ``θ``) are exact fractions; their
   divergences are finite sums evaluated with 50-digit mpmath.
@@ -42,7 +43,8 @@ def _log_density(pair: MixturePair, side: Side, z: np.ndarray) -> np.ndarray:
     means, log_weights = pair.components(side)
     s = pair.scale
     if pair.family is Family.GAUSSIAN:
-        terms = -0.5 * ((z[None, :] - means[:, None]) / s) ** 2 - math.log(s * math.sqrt(2 * math.pi))
+        terms = (-0.5 * ((z[None, :] - means[:, None]) / s) ** 2
+                 - math.log(s * math.sqrt(2 * math.pi)))
     else:
         terms = -np.abs(z[None, :] - means[:, None]) / s - math.log(2 * s)
     terms = terms + log_weights[:, None]

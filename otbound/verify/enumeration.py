@@ -1,7 +1,8 @@
 """Exact output distributions of a subsampled mechanism on concrete datasets.
 
 Every batch ``y`` of the dataset is enumerated with its exact probability ``s_x(y)``
-(:meth:`otbound.engine.schemes.Scheme.pmf`); the output is the mixture ``m_x = Σ_y s_x(y) b_{f(y)}``.
+(:meth:`otbound.engine.schemes.Scheme.pmf`); the output is the mixture
+``m_x = Σ_y s_x(y) b_{f(y)}``.
 For randomized response with a rational ``θ`` the two output probabilities are exact fractions.
 """
 

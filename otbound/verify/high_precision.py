@@ -1,10 +1,11 @@
 """High-precision reference values by mpmath quadrature — slow, independent, for checking.
 
 These functions share no numerical code with :mod:`otbound.numerics.renyi` and
-:mod:`otbound.numerics.hockey_stick`: densities are evaluated directly in mpmath at ``dps`` digits and
-integrated with tanh-sinh quadrature on intervals split at every place where the integrand can
-peak or bend (component means, the plateau points ``α μ_i + (1 − α) ν_j``, and a few standard
-deviations around them). They are the oracle of the test suite and the slow side of the benchmarks.
+:mod:`otbound.numerics.hockey_stick`: densities are evaluated directly in mpmath at ``dps``
+digits and integrated with tanh-sinh quadrature on intervals split at every place where the
+integrand can peak or bend (component means, the plateau points ``α μ_i + (1 − α) ν_j``, and a
+few standard deviations around them). They are the oracle of the test suite and the slow side of
+the benchmarks; production code never imports them.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ def precise_log_psi(pair: MixturePair, alpha, dps: int = 40):
         alpha = mp.mpf(alpha)
 
         def g(z):
-            return alpha * _log_density(pair, Side.P, z) + (1 - alpha) * _log_density(pair, Side.Q, z)
+            return (alpha * _log_density(pair, Side.P, z)
+                    + (1 - alpha) * _log_density(pair, Side.Q, z))
 
         points = _breakpoints(pair, alpha)
         top = max(g(mp.mpf(z)) for z in points)

@@ -26,15 +26,15 @@ MECHANISMS = (RandomizedResponse(0.75), gaussian(1.0), laplace(1.0))
 ALPHAS, EPSILONS = (2.0, 8.0), (0.5, 2.0)
 MONTE_CARLO_SAMPLES = 20_000
 MAX_N = 10
-"""Largest ``max_n`` (``--max-n``). Every check enumerates all batches of the datasets exactly (2^N of them
-under Poisson sampling), so the cost grows exponentially with N. Measured for the two heaviest
-bundled derivations, 001-thm-4.1 and 003-thm-3.7, with the default 2000 samples: 52 s and 93 s
-at max-n 6, 257 s and 259 s at max-n 10; at max-n 12 even 50 samples take 66 s and 81 s (and
+"""Largest ``max_n`` (``--max-n``). Every check enumerates all batches of the datasets exactly (2^N
+of them under Poisson sampling), so the cost grows exponentially with N. Measured for the two
+heaviest bundled derivations, 001-thm-4.1 and 003-thm-3.7, with the default 2000 samples: 52 s and
+93 s at max-n 6, 257 s and 259 s at max-n 10; at max-n 12 even 50 samples take 66 s and 81 s (and
 2000 would take a quarter of an hour or more)."""
 MAX_SAMPLES = 100_000
-"""Largest ``samples`` (``--samples``; ten times the slow test suite's 10,000). The soundness search is linear
-in it, about 0.04 s per case for 003-thm-3.7 at the default max-n 6 (0.12 s at max-n 10), so the
-limit keeps one run at about an hour at the default max-n."""
+"""Largest ``samples`` (``--samples``; ten times the slow test suite's 10,000). The soundness
+search is linear in it, about 0.04 s per case for 003-thm-3.7 at the default max-n 6 (0.12 s at
+max-n 10), so the limit keeps one run at about an hour at the default max-n."""
 
 
 @dataclass(frozen=True)
@@ -203,8 +203,9 @@ def _solvable(instance: Instance, mechanism: Mechanism) -> bool:
     return True
 
 
-def verify_derivation(derivation: Derivation | DerivationReport, max_n: int = 6, samples: int = 2000,
-           seed: int = 0, progress: Callable[[str], None] | None = None) -> VerifyReport:
+def verify_derivation(derivation: Derivation | DerivationReport, max_n: int = 6,
+                      samples: int = 2000, seed: int = 0,
+                      progress: Callable[[str], None] | None = None) -> VerifyReport:
     """Tightness, soundness search, Monte Carlo and mutation checks for one derivation.
 
     ``derivation`` is the :class:`DerivationReport` that :func:`otbound.engine.derivation.run`
