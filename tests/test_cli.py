@@ -3,17 +3,12 @@ import subprocess
 import sys
 
 import pytest
+from cli_runs import run_cli
 
-from otbound.cli import main
 
 NAMES = ["001-prop-E.4", "001-prop-E.5", "001-thm-3.6", "001-thm-4.1", "001-thm-F.2",
          "001-thm-F.3", "003-thm-3.7"]
 
-
-def run_cli(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_list_names_the_seven_derivations(capsys):

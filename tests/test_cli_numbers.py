@@ -3,16 +3,12 @@
 import json
 
 import pytest
+from cli_runs import run_cli
 
 from otbound.cli import main
 
 BASE = ["--scheme", "poisson", "--rate", "0.01", "--mechanism", "gaussian", "--sigma", "1"]
 
-
-def run_cli(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_rdp_json(capsys):

@@ -11,6 +11,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 import pytest
+from cli_runs import BROKEN_COUPLINGS, run_cli
 
 from otbound import Copy, Coupling, InstanceGrid, InvalidSpecification
 from otbound.cli import main
@@ -19,27 +20,6 @@ from otbound.engine.conditionals import SizeReference
 from otbound.engine.derivation import run
 from otbound.engine.symbols import N, q, r
 from otbound.verify.runner import MAX_N, MAX_SAMPLES, instances, smallest_max_n, verify_derivation
-
-# A derivation file built from a bundled one: 001 Prop. E.4 with both couplings broken, so that
-# the engine derives no bound for either case (and verify has nothing to sample: it is fast).
-BROKEN_COUPLINGS = """
-    from dataclasses import replace
-    from otbound import Copy, Coupling
-    from otbound.engine.catalog import load_derivation
-
-    base = load_derivation("001-prop-E.4")
-    removal, insertion = base.variants[0].cases
-    removal = replace(removal, coupling=Coupling("A1", (Copy("A1", "E1"), Copy("A1", "A2"))))
-    insertion = replace(insertion, coupling=Coupling("A1", (Copy("A1", "E1"), Copy("A1", "E2"))))
-    variant = replace(base.variants[0], cases=(removal, insertion))
-    DERIVATION = replace(base, name="broken-couplings", variants=(variant,))
-"""
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def write(directory, name, source):

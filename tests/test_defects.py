@@ -4,27 +4,20 @@ Every reference comes from ``tests/oracle.py`` (exact rationals, mpmath, arb) or
 every comparison is made *with sign*: a reported bound below its reference fails, however close.
 """
 
-import math
 
 import mpmath as mp
 import numpy as np
 import oracle
 import pytest
+from cli_runs import run_cli
 
 from otbound.accounting import rdp as rdp_accounting
 from otbound.accounting.accountant import account
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Accountant, Conversion, Method
-from otbound.cli import main
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian
 from otbound.numerics.methods import adp, rdp
 from otbound.numerics.settings import Subsampling
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_one_line_error(code, err, *fragments):

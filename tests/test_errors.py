@@ -8,12 +8,13 @@ import pathlib
 import textwrap
 
 import pytest
+from cli_runs import BROKEN_COUPLINGS, run_cli
 
 import otbound
 import otbound.numerics.methods
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Method
-from otbound.cli import _FLAGS, build_parser, main
+from otbound.cli import _FLAGS, build_parser
 from otbound.engine.catalog import load_derivation
 from otbound.engine.derivation import run
 from otbound.errors import InternalError, InvalidSpecification
@@ -26,26 +27,7 @@ RDP = ["rdp", "--scheme", "poisson", "--rate", "0.1", "--mechanism", "gaussian",
        "--alpha", "2"]
 INTERNAL = "otbound: internal error (not a problem with your input; please report it): "
 
-# 001 Thm. F.3 with both couplings copying the batch of A1 = {a not in y} into events that
-# contain a: the marginals are wrong, so the engine derives no bound for either case.
-WRONG_MARGINALS = """
-    from dataclasses import replace
-    from otbound import Copy, Coupling
-    from otbound.engine.catalog import load_derivation
 
-    base = load_derivation("001-thm-F.3")
-    removal, insertion = base.variants[0].cases
-    removal = replace(removal, coupling=Coupling("A1", (Copy("A1", "E1"), Copy("A1", "A2"))))
-    insertion = replace(insertion, coupling=Coupling("A1", (Copy("A1", "E1"), Copy("A1", "E2"))))
-    variant = replace(base.variants[0], cases=(removal, insertion))
-    DERIVATION = replace(base, name="wrong-marginals", variants=(variant,))
-"""
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # --- internal failures ----------------------------------------------------------------------
@@ -78,7 +60,7 @@ def test_user_errors_still_exit_2(capsys):
 def test_verifying_a_derivation_with_wrong_marginals_exits_1_without_traceback(
         capsys, tmp_path, json_output):
     path = tmp_path / "wrong_marginals.py"
-    path.write_text(textwrap.dedent(WRONG_MARGINALS))
+    path.write_text(textwrap.dedent(BROKEN_COUPLINGS))
     code, out, err = run_cli(capsys, "verify", path, *(["--json"] if json_output else []))
     assert code == 1 and "Traceback" not in err and "error" not in err
     if json_output:
