@@ -15,7 +15,7 @@ from otbound.choices import Method
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.methods import rdp
 from otbound.numerics.pairs import Family, MixturePair
-from otbound.numerics.problems import log_binomial_weights
+from otbound.verify.high_precision import log_binomial_weights
 from otbound.numerics.settings import Subsampling
 from otbound.verify import high_precision as reference
 

@@ -30,8 +30,7 @@ from otbound.choices import Method
 from otbound.numerics.hockey_stick import hockey_stick_curve
 from otbound.numerics.mechanisms import gaussian, laplace
 from otbound.numerics.methods import rdp
-from otbound.numerics.problems import NumericProblem
-from otbound.numerics.settings import Subsampling, poisson_problem
+from otbound.numerics.settings import Subsampling
 from otbound.verify import high_precision as reference
 
 APPENDIX_B = np.floor(np.logspace(math.log10(2), 4, 121))
@@ -103,7 +102,7 @@ def single_row(rate: float, sigma: float, orders: np.ndarray, label: str) -> tup
 
 def adp_row(label: str, mechanism, stride: int) -> tuple:
     epsilons = np.linspace(0.0, 4.0, 100)
-    problem: NumericProblem = poisson_problem(0.2, 0, 8)
+    ((_, problem),), = Subsampling("poisson", rate=0.2, insertions=0, removals=8).cases()
     (pair,) = mechanism.tight_pairs(problem)
     ours, fast = best_of(3, lambda: np.array([b.value for b in hockey_stick_curve(pair,
                                                                                  epsilons)]))

@@ -12,8 +12,8 @@ hypergeometric, so the bound is an expectation over it. Published statement:
 import sympy as sp
 
 from otbound import (BatchRelation, Case, Coupling, Derivation, Everything, InstanceGrid,
-                     KFoldSubstitution, ReplaceGroup, Variant, WithoutReplacement, problem,
-                     statement)
+                     KFoldSubstitution, ReplaceGroup, StructuralParameter, Variant,
+                     WithoutReplacement, problem, statement)
 from otbound.engine.symbols import N, q
 
 
@@ -34,7 +34,7 @@ def published(K: int):
 
 def variant(K: int) -> Variant:
     relation = KFoldSubstitution(K)
-    return Variant(f"K = {K}", relation, (case(relation),), published(K))
+    return Variant(f"K = {K}", relation, (case(relation),), lambda: published(K))
 
 
 DERIVATION = Derivation(
@@ -44,6 +44,8 @@ DERIVATION = Derivation(
     scheme=WithoutReplacement(q),
     batch_relation=BatchRelation.SUBSTITUTION,
     variants=tuple(variant(K) for K in (1, 2, 3)),
+    parameters=(StructuralParameter("K", "group size", minimum=1),),
+    variant_for=variant,
     grid=InstanceGrid(range(2, 10), tuple({q: v} for v in (1, 2, 3, 4))),
     errata=(
         "The statement writes Ψ_k(b_y ‖ b_{y'}) inside the sum; it is Ψ_α.",

@@ -1,7 +1,8 @@
 """003 Thm. 3.7: Poisson subsampling, insertion of K₊ and removal of K₋ elements.
 
 Source: Schuchardt et al., NeurIPS 2024 (seed 003), Sec. 3.1, proof sketch (the appendix is not in
-the seeds). Status: verified for every K₊ + K₋ ≤ 3.
+the seeds). Status: verified for every K₊, K₋ ≤ 32
+at the level of types (every dataset size), and on instances for K₊ + K₋ ≤ 3.
 
 For ``x' = x \\ g ∪ h`` (``|g| = K₋`` removed, ``|h| = K₊`` inserted) condition ``s_x`` on
 ``A_i = {|y ∩ g| = i − 1}`` and ``s_{x'}`` on ``E_j = {|y ∩ h| = j − 1}``; couple by drawing
@@ -17,8 +18,8 @@ from fractions import Fraction
 import sympy as sp
 
 from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, InsertInRandomOrder,
-                     InsertRemove, InstanceGrid, Poisson, Variant, count_partition, problem,
-                     statement)
+                     InsertRemove, InstanceGrid, Poisson, StructuralParameter, Variant,
+                     count_partition, problem, statement)
 from otbound.engine.symbols import r
 
 
@@ -50,10 +51,10 @@ def published(inserted: int, removed: int):
     return statement(**{"insert-remove": problem(left, right, constraints)})
 
 
-def variant(inserted: int, removed: int) -> Variant:
-    relation = InsertRemove(inserted, removed)
-    return Variant(f"K+ = {inserted}, K- = {removed}", relation, (case(relation),),
-                   published(inserted, removed))
+def variant(K_plus: int, K_minus: int) -> Variant:
+    relation = InsertRemove(K_plus, K_minus)
+    return Variant(f"K+ = {K_plus}, K- = {K_minus}", relation, (case(relation),),
+                   lambda: published(K_plus, K_minus))
 
 
 DERIVATION = Derivation(
@@ -63,6 +64,9 @@ DERIVATION = Derivation(
     scheme=Poisson(r),
     batch_relation=BatchRelation.INSERTION_REMOVAL,
     variants=tuple(variant(kp, km) for kp in range(4) for km in range(4) if 1 <= kp + km <= 3),
+    parameters=(StructuralParameter("K_plus", "number of inserted elements K+"),
+                StructuralParameter("K_minus", "number of removed elements K-")),
+    variant_for=variant,
     tight=(("gaussian", "003 Thm. 3.8"), ("laplace", "003 Thm. M.2 (not in the seeds)"),
            ("randomized-response", "003 App. M.2 (not in the seeds)")),
     grid=InstanceGrid(range(1, 9), tuple({r: Fraction(*v)} for v in ((1, 2), (1, 3), (2, 7)))),

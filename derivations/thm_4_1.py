@@ -1,7 +1,7 @@
 """001 Thm. 4.1: Poisson subsampling under insertion/removal of a group of K elements.
 
 Source: Schuchardt et al., ICML 2024 (seed 001), Sec. 4, proof in App. G.1. Status: verified for
-K = 1, 2, 3 (the symbolic proof covers every dataset size; K is fixed per variant).
+every K up to 32 at the level of types (every dataset size), and on instances for K ≤ 3.
 
 Removal (``x' = x \\ g``, ``|g| = K``): condition ``s_x`` on ``A_i = {|y ∩ g| = i}``, leave ``s_{x'}``
 unconditioned; couple by drawing ``y_A0``, setting ``y_E0 = y_A0``, and inserting the elements of
@@ -17,8 +17,8 @@ from fractions import Fraction
 import sympy as sp
 
 from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, Everything,
-                     GroupInsertionRemoval, InsertInRandomOrder, InstanceGrid, Poisson, Variant,
-                     count_partition, problem, statement)
+                     GroupInsertionRemoval, InsertInRandomOrder, InstanceGrid, Poisson,
+                     StructuralParameter, Variant, count_partition, problem, statement)
 from otbound.engine.symbols import r
 
 
@@ -49,7 +49,7 @@ def published(K: int):
 
 def variant(K: int) -> Variant:
     relation = GroupInsertionRemoval(K)
-    return Variant(f"K = {K}", relation, cases(relation), published(K))
+    return Variant(f"K = {K}", relation, cases(relation), lambda: published(K))
 
 
 DERIVATION = Derivation(
@@ -59,6 +59,8 @@ DERIVATION = Derivation(
     scheme=Poisson(r),
     batch_relation=BatchRelation.INSERTION_REMOVAL,
     variants=tuple(variant(K) for K in (1, 2, 3)),
+    parameters=(StructuralParameter("K", "group size", minimum=1),),
+    variant_for=variant,
     tight=(("gaussian", "001 Thm. 4.2/G.3"), ("randomized-response", "001 Thm. G.1/G.2"),
            ("laplace", "003 Thm. M.2 (not in the seeds)")),
     grid=InstanceGrid(range(1, 9), tuple({r: Fraction(*v)} for v in ((1, 2), (1, 3), (2, 7)))),

@@ -27,6 +27,7 @@ from otbound.errors import (DerivationFileError, InvalidSpecification, OtboundEr
 if TYPE_CHECKING:
     from otbound.accounting.steps import Step
     from otbound.engine.report import DerivationReport
+    from otbound.numerics.derived import DerivedSetting
     from otbound.numerics.mechanisms import Mechanism
     from otbound.numerics.settings import Subsampling
 
@@ -62,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     derive.add_argument("--json", action="store_true", help="print one JSON object")
     derive.add_argument("--timings", action="store_true",
                         help="add elapsed_seconds to the JSON (which then differs between runs)")
+    _add_params(derive, "a structural parameter of the derivation, e.g. K=16")
     derive.set_defaults(handler=_derive)
     verify = commands.add_parser("verify", help="check a derivation three independent ways")
     verify.add_argument("target", help="derivation name, file stem or path")
@@ -95,9 +97,26 @@ def _numbers(flag: str):
     return parse
 
 
+def _add_params(command: argparse.ArgumentParser, what: str) -> None:
+    command.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                         type=_param, help=f"{what} (repeat for several)")
+
+
+def _param(text: str) -> tuple[str, str]:
+    name, equals, value = text.partition("=")
+    if not equals or not name.strip() or not value.strip():
+        raise argparse.ArgumentTypeError(f"--param takes NAME=VALUE, got {text!r}")
+    return name.strip(), value.strip()
+
+
 def _add_setting(command: argparse.ArgumentParser, account: bool = False) -> None:
     schemes = ("poisson", "wor", "truncated-poisson") if account else ("poisson", "wor")
-    command.add_argument("--scheme", required=True, choices=schemes)
+    command.add_argument("--scheme", choices=schemes,
+                         help="a built-in setting (a shorthand for a bundled derivation)")
+    command.add_argument("--derivation", metavar="NAME_OR_FILE",
+                         help="evaluate the bound of this derivation (instead of --scheme)")
+    _add_params(command, "a parameter of the derivation, structural or of its scheme, named as "
+                         "in the derivation file (e.g. K=16, r=0.2, q=10, N=1000)")
     command.add_argument("--rate", type=float, help="Poisson sampling rate r in [0, 1]")
     command.add_argument("--group", type=int, help="every pair at insertion/removal distance <= K")
     command.add_argument("--insertions", type=int, help="K+ inserted elements (one pair)")
@@ -190,6 +209,8 @@ def _derive(args: argparse.Namespace) -> int:
     chosen = sum(bool(x) for x in (args.list, args.all, args.target))
     if chosen != 1:
         raise _UsageError("derive needs exactly one of NAME_OR_PATH, --list or --all")
+    if args.param and not args.target:
+        raise _UsageError("--param applies to one derivation (derive NAME --param K=16)")
     from otbound.engine.catalog import bundled_derivations, load_derivation
     from otbound.engine.derivation import run
 
@@ -205,7 +226,8 @@ def _derive(args: argparse.Namespace) -> int:
         else:
             print(_summary(reports))
         return EXIT_OK if all(r.passed for r in reports) else EXIT_FAILED
-    report = run(load_derivation(args.target))
+    derivation = load_derivation(args.target)
+    report = run(derivation.at(_params(args.param)) if args.param else derivation)
     if args.json:
         print(json.dumps(report.to_json(timings=args.timings), indent=2, ensure_ascii=False))
     elif args.latex:
@@ -236,17 +258,56 @@ def _mechanism(args: argparse.Namespace) -> Mechanism:
     return make(getattr(args, needed), sensitivity)
 
 
+def _params(pairs: list[tuple[str, str]]) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for name, value in pairs:
+        if name in values:
+            raise InvalidSpecification(f"--param {name} is given twice")
+        values[name] = value
+    return values
+
+
+_SETTING_FLAGS = ("rate", "group", "insertions", "removals", "batch_size", "dataset_size",
+                  "substitutions", "max_batch", "neighbouring")
+
+
+def _derived_setting(args: argparse.Namespace) -> DerivedSetting:
+    """``--derivation NAME --param …``: the derivation's bound at the given parameters."""
+    from otbound.engine.catalog import load_derivation
+    from otbound.numerics.derived import DerivedSetting, derive_bound
+
+    given = [f"--{flag.replace('_', '-')}" for flag in _SETTING_FLAGS
+             if getattr(args, flag, None) is not None]
+    if args.scheme is not None or given:
+        flag = "--scheme" if args.scheme is not None else given[0]
+        raise InvalidSpecification(f"{flag} does not apply with --derivation: every parameter "
+                                   "of a derivation is given with --param NAME=VALUE")
+    derivation = load_derivation(args.derivation)
+    values = _params(args.param)
+    structural = {p.name for p in derivation.parameters}
+    chosen = derivation.at({k: v for k, v in values.items() if k in structural})
+    return DerivedSetting(derive_bound(chosen), {k: v for k, v in values.items()
+                                           if k not in structural})
+
+
 def _subsampling(args: argparse.Namespace) -> Subsampling:
     from otbound.numerics.settings import Subsampling
 
+    if args.scheme is None:
+        raise InvalidSpecification("give a setting: --scheme (poisson, wor …) or "
+                                   "--derivation NAME_OR_FILE")
+    if args.param:
+        raise InvalidSpecification("--param applies with --derivation; a built-in setting "
+                                   "takes its flags (--rate, --group …)")
     return Subsampling(args.scheme, rate=args.rate, batch_size=args.batch_size,
                        dataset_size=args.dataset_size, group=args.group,
                        insertions=args.insertions, removals=args.removals,
                        substitutions=args.substitutions)
 
 
-def _setting(args: argparse.Namespace) -> tuple[Subsampling, Mechanism, Method]:
-    return _subsampling(args), _mechanism(args), Method(args.method)
+def _setting(args: argparse.Namespace) -> tuple[Subsampling | DerivedSetting, Mechanism, Method]:
+    setting = _derived_setting(args) if args.derivation else _subsampling(args)
+    return setting, _mechanism(args), Method(args.method)
 
 
 def _finite(values: list[float]) -> None:
@@ -259,23 +320,36 @@ def _evaluate(args: argparse.Namespace, inputs: str, outputs: str, evaluate) -> 
     from otbound.numerics.mechanisms import describe
     from otbound.numerics.rounding import upper_text
 
-    subsampling, mechanism, method = _setting(args)
+    setting, mechanism, method = _setting(args)
     points = getattr(args, inputs)
-    bounds = evaluate(subsampling, mechanism, method, points)
+    bounds = evaluate(setting, mechanism, method, points)
     values = [b.value for b in bounds]
     _finite(values)
     result = {inputs: points, outputs: values, "error_bound": [b.error for b in bounds],
-              "method": method.value, "setting": subsampling.describe() | describe(mechanism)}
+              "method": method.value, "setting": setting.describe() | describe(mechanism)}
+    if args.derivation:
+        result["pairs"] = _pairs_text(setting, mechanism, method)
     if args.json:
         print(json.dumps(result, indent=2))
         return EXIT_OK
     print(f"{'RDP' if outputs == 'epsilon' else 'ADP'} of one step — method {method.value}; "
           + ", ".join(f"{k} = {v}" for k, v in result["setting"].items()))
+    if "pairs" in result:
+        print(f"dominating pairs: {result['pairs']}")
     print(f"{inputs:>12}  {outputs:>24}  {'error bound':>11}")
     for point, bound in zip(points, bounds):
         print(f"{show(point):>12}  {upper_text(bound.value, 17):>24}  "
               f"{upper_text(bound.error, 2):>11}")
     return EXIT_OK
+
+
+def _pairs_text(setting: DerivedSetting, mechanism: Mechanism, method: Method) -> str:
+    """How the derivation's bound was turned into dominating pairs (for the output)."""
+    from otbound.numerics.derived import solved_cases
+
+    if method is Method.AGNOSTIC:
+        return "mechanism-agnostic (joint convexity over the product coupling), as asked"
+    return solved_cases(setting.cases(), mechanism)[1]
 
 
 def _rdp(args: argparse.Namespace) -> int:
@@ -328,9 +402,11 @@ def _account(args: argparse.Namespace) -> int:
 
 
 def _account_step(args: argparse.Namespace) -> Step:
-    from otbound.accounting.steps import subsampled_step
+    from otbound.accounting.steps import derived_step, subsampled_step
     from otbound.accounting.truncated import TruncatedPoissonSetting, truncated_step
 
+    if args.derivation:
+        return derived_step(_derived_setting(args), _mechanism(args), args.steps)
     truncated = args.scheme == "truncated-poisson"
     for flag in ("max_batch", "neighbouring"):
         if not truncated and getattr(args, flag) is not None:

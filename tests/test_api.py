@@ -4,7 +4,7 @@ units that cannot be confused."""
 import pytest
 
 import otbound
-from otbound.numerics.settings import poisson_problem
+from hand_written import poisson_problem
 
 SETTING = otbound.Subsampling("poisson", rate=0.01)
 

@@ -14,7 +14,7 @@ from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
 from otbound.numerics.pairs import FinitePair, MixturePair
 from otbound.numerics.problems import NumericProblem, insert_remove_pattern
 from otbound.numerics.renyi import log_psi
-from otbound.numerics.settings import poisson_problem, wor_group_terms, wor_substitution_problem
+from hand_written import poisson_problem, wor_group_terms, wor_substitution_problem
 
 
 def derived_problems(name, variant):

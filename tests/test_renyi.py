@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from otbound.errors import InvalidSpecification
 from otbound.numerics.pairs import Family, FinitePair, MixturePair
-from otbound.numerics.problems import log_binomial_weights
+from otbound.verify.high_precision import log_binomial_weights
 from otbound.numerics.renyi import log_phi, log_psi, log_psi_curve
 from otbound.verify import high_precision as reference
 

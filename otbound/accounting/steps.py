@@ -16,7 +16,7 @@ from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.limits import MAX_STEPS, show
 from otbound.numerics.mechanisms import Mechanism, describe
 from otbound.numerics.methods import Branch, tight_branches
-from otbound.numerics.settings import Subsampling, wor_group_terms
+from otbound.numerics.settings import Subsampling
 
 StepCase = tuple[Branch, ...]
 
@@ -60,7 +60,7 @@ def subsampled_step(setting: Subsampling, mechanism: Mechanism, count: int) -> S
             raise UnsupportedOperation(
                 f"accounting needs the dominating pairs of an exact solver, and there is none "
                 f"for {described} ({error})") from error
-        terms = wor_group_terms(setting.batch_size, setting.dataset_size, setting.substitutions)
+        (terms,) = setting.agnostic_cases()
         cases = (tuple(tight_branches(terms, mechanism)),)
         described["pairs"] = "001 Prop. E.5 (no exact solver; sound, not tight)"
     if setting.scheme is SchemeKind.WOR:
@@ -68,6 +68,19 @@ def subsampled_step(setting: Subsampling, mechanism: Mechanism, count: int) -> S
     else:
         relation = ("insert-remove", tuple(setting.shapes()))
     return Step(cases, count, relation, described)
+
+
+def derived_step(setting, mechanism: Mechanism, count: int) -> Step:
+    """A step whose privacy is a derivation's bound (``--derivation``): its dominating pairs
+    from the mechanism's solver, or mechanism-agnostic ones where it has none (said in
+    ``"pairs"``)."""
+    from otbound.numerics.derived import solved_cases
+
+    cases, how = solved_cases(setting.cases(), mechanism)
+    described = setting.describe() | describe(mechanism) | {"pairs": how}
+    relation = ("derivation", setting.derived.name, setting.derived.label,
+                tuple(sorted((k, str(v)) for k, v in setting.values.items())))
+    return Step(tuple(tuple(branches) for branches in cases), count, relation, described)
 
 
 def check_composable(steps: list[Step]) -> None:

@@ -12,6 +12,7 @@ batch, and usually there is a single profile ``p``. A relation with several pair
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
@@ -59,12 +60,7 @@ class ConstraintMatrix:
 
     def closure(self) -> "ConstraintMatrix":
         """The tightest matrix with the same feasible set: ``d_Y`` obeys the triangle inequality."""
-        size = len(self.labels)
-        rows = [list(row) for row in self.bounds]
-        for k, i, j in itertools.product(range(size), repeat=3):
-            if rows[i][k] + rows[k][j] < rows[i][j]:
-                rows[i][j] = rows[i][k] + rows[k][j]
-        return ConstraintMatrix(self.labels, tuple(tuple(row) for row in rows))
+        return _closure(self)
 
     def essential_pairs(self) -> list[tuple[str, str, float]]:
         """A small set of finite bounds whose closure equals this matrix's closure."""
@@ -96,6 +92,18 @@ class ConstraintMatrix:
     def to_json(self) -> dict:
         return {"labels": list(self.labels),
                 "matrix": [[_json_distance(v) for v in row] for row in self.bounds]}
+
+
+@functools.lru_cache(maxsize=4096)
+def _closure(matrix: ConstraintMatrix) -> ConstraintMatrix:
+    """Floyd–Warshall shortest paths over the distance bounds (exact: the bounds are small
+    integers or infinity, so the sums are exact in floating point)."""
+    import numpy as np
+
+    rows = np.array(matrix.bounds, dtype=float).reshape(len(matrix.labels), -1)
+    for k in range(len(matrix.labels)):
+        rows = np.minimum(rows, rows[:, k:k + 1] + rows[k:k + 1, :])
+    return ConstraintMatrix(matrix.labels, tuple(tuple(float(v) for v in row) for row in rows))
 
 
 @dataclass(frozen=True)

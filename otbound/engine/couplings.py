@@ -18,13 +18,15 @@ import itertools
 import math
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Iterable, Protocol
 
 import sympy as sp
 
 from otbound.engine.batches import Batch, BatchType, Content
+from otbound.engine.joint_types import (Atoms, JointState, Members, random_members, random_orders,
+                                        random_positions, random_subsets)
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 
 
@@ -66,6 +68,15 @@ class CouplingStep(ABC):
         """Joint distribution of the target batch types given the source batch type."""
 
     @abstractmethod
+    def joint_outcomes(self, state: JointState, atoms: Atoms) -> list[tuple[sp.Expr, JointState]]:
+        """The tuple extended by the targets, one representative per orbit
+        (:mod:`otbound.engine.joint_types`), with the probability of each orbit."""
+
+    def referenced(self) -> tuple[frozenset, ...]:
+        """The sets of special elements the step treats as units (they split the atoms)."""
+        return ()
+
+    @abstractmethod
     def describe(self) -> str:
         """One sentence stating the step."""
 
@@ -104,6 +115,9 @@ class Copy(CouplingStep):
     def type_outcomes(self, source, given):
         return [(sp.Integer(1), (source,))]
 
+    def joint_outcomes(self, state, atoms):
+        return [(sp.Integer(1), state.extended([(self.target, state.get(self.source))]))]
+
     def describe(self) -> str:
         return f"y_{self.target} = y_{self.source}"
 
@@ -137,6 +151,16 @@ class InsertInRandomOrder(CouplingStep):
         return [(weight, tuple(_set_type(present | set(order[:i + 1]), source.background)
                                for i in range(len(order))))
                 for order in self._orders()]
+
+    def joint_outcomes(self, state, atoms):
+        source = state.get(self.source)
+        return [(weight, state.extended(
+                    (target, replace(source, specials=source.specials | set(order[:i + 1])))
+                    for i, target in enumerate(self.targets)))
+                for weight, order in random_orders(state, atoms, self.elements)]
+
+    def referenced(self):
+        return (frozenset(self.elements),)
 
     def describe(self) -> str:
         if len(self.elements) == 1:
@@ -178,10 +202,90 @@ class ReplaceRandomMember(CouplingStep):
                                               for rep in self.replacements)))
         return [(weight, types) for weight, types in outcomes if weight != 0]
 
+    def joint_outcomes(self, state, atoms):
+        outcomes = []
+        for weight, drawn_state, (member,) in random_members(state, atoms, self.source, 1):
+            source = drawn_state.get(self.source)
+            outcomes.append((weight, drawn_state.extended(
+                (target, Members(source.specials - {member} | {rep}, source.tokens - {member}))
+                for target, rep in zip(self.targets, self.replacements))))
+        return outcomes
+
+    def referenced(self):
+        return tuple(frozenset({rep}) for rep in self.replacements)
+
     def describe(self) -> str:
         made = ", ".join(f"y_{t} = y_{self.source} \\ {{ã}} ∪ {{{rep}}}"
                          for t, rep in zip(self.targets, self.replacements))
         return f"pick a uniformly random member ã of y_{self.source}; {made}"
+
+
+@dataclass(frozen=True, slots=True)
+class SwapInRandomOrder(CouplingStep):
+    """Swap members of the source for the elements of paired groups, one at a time.
+
+    Draw distinct uniformly random members ``ã_1 … ã_K`` of the source and a uniformly random
+    order ``π`` of the ``K`` positions; ``chains[c][i]`` is the source with ``ã_1 … ã_{i+1}``
+    replaced by ``groups[c][π(1)] … groups[c][π(i+1)]``. With ``groups = (g, g')`` it carries
+    001 Thm. 3.6's coupling (``K = 1``, :class:`ReplaceRandomMember`) over to K-fold substitution.
+    """
+
+    source: str
+    groups: tuple[tuple[str, ...], ...]
+    chains: tuple[tuple[str, ...], ...]
+
+    def __post_init__(self) -> None:
+        sizes = {len(g) for g in self.groups} | {len(c) for c in self.chains}
+        if len(self.groups) != len(self.chains) or len(sizes) != 1 or sizes == {0}:
+            raise InvalidSpecification(f"{type(self).__name__} needs one chain per group, and "
+                                       "every group and chain of the same length >= 1")
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return tuple(t for chain in self.chains for t in chain)
+
+    def _swapped(self, specials: frozenset, tokens: frozenset, members, order):
+        for group, chain in zip(self.groups, self.chains):
+            for i, target in enumerate(chain):
+                removed = set(members[:i + 1])
+                added = {group[j] for j in order[:i + 1]}
+                yield target, (specials - removed) | added, tokens - removed
+
+    def outcomes(self, source, given):
+        batch = _require_set(source, self)
+        size = len(self.groups[0])
+        if len(batch) < size:
+            raise InvalidSpecification(f"{self.describe()}: the source batch has fewer than "
+                                       f"{size} members")
+        draws = list(itertools.permutations(sorted(batch), size))
+        orders = list(itertools.permutations(range(size)))
+        weight = Fraction(1, len(draws) * len(orders))
+        return [(weight, tuple(specials for _, specials, _ in
+                               self._swapped(batch, frozenset(), members, order)))
+                for members in draws for order in orders]
+
+    def type_outcomes(self, source, given):
+        raise UnsupportedOperation(f"{self.describe()}: marginal types are formed by the "
+                                   "type-level analysis")
+
+    def joint_outcomes(self, state, atoms):
+        outcomes = []
+        for p, drawn, members in random_members(state, atoms, self.source, len(self.groups[0])):
+            source = drawn.get(self.source)
+            for weight, order in random_positions(drawn, atoms, self.groups):
+                made = self._swapped(source.specials, source.tokens, members, order)
+                outcomes.append((p * weight, drawn.extended(
+                    (target, Members(specials, tokens)) for target, specials, tokens in made)))
+        return outcomes
+
+    def referenced(self):
+        return tuple(frozenset(g) for g in self.groups)
+
+    def describe(self) -> str:
+        chains = "; ".join(f"y_{', y_'.join(c)} take {{{', '.join(g)}}}"
+                           for g, c in zip(self.groups, self.chains))
+        return (f"swap distinct uniformly random members of y_{self.source} for the paired "
+                f"elements of each group, one at a time in a uniformly random order ({chains})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,13 +304,18 @@ class ReplaceGroup(CouplingStep):
     def targets(self) -> tuple[str, ...]:
         return (self.target,)
 
-    def _choices(self, present: frozenset) -> tuple[frozenset, list[tuple[str, ...]]]:
+    def _kept(self, present: frozenset) -> tuple[frozenset, int]:
+        """The source without the removed elements, and how many were removed."""
         count = len(present & set(self.removed))
         if count > len(self.inserted):
             raise InvalidSpecification(
                 f"{self.describe()}: {count} removed elements but only {len(self.inserted)} "
                 "to insert")
-        return present - set(self.removed), list(itertools.combinations(self.inserted, count))
+        return present - set(self.removed), count
+
+    def _choices(self, present: frozenset) -> tuple[frozenset, list[tuple[str, ...]]]:
+        kept, count = self._kept(present)
+        return kept, list(itertools.combinations(self.inserted, count))
 
     def outcomes(self, source, given):
         kept, choices = self._choices(_require_set(source, self))
@@ -216,6 +325,15 @@ class ReplaceGroup(CouplingStep):
         kept, choices = self._choices(source.content.elements)
         return [(sp.Rational(1, len(choices)), (_set_type(kept | set(chosen), source.background),))
                 for chosen in choices]
+
+    def joint_outcomes(self, state, atoms):
+        source = state.get(self.source)
+        kept, count = self._kept(source.specials)
+        return [(weight, state.extended([(self.target, replace(source, specials=kept | chosen))]))
+                for weight, chosen in random_subsets(state, atoms, self.inserted, count)]
+
+    def referenced(self):
+        return (frozenset(self.removed), frozenset(self.inserted))
 
     def describe(self) -> str:
         return (f"y_{self.target} = y_{self.source} without {{{', '.join(self.removed)}}}, plus "
@@ -237,6 +355,11 @@ class DrawIndependently(CouplingStep):
 
     def type_outcomes(self, source, given):
         return [(mass, (btype,)) for mass, btype in given.types(self.target)]
+
+    def joint_outcomes(self, state, atoms):
+        raise UnsupportedOperation(
+            f"{self.describe()}: an independent draw shares an unknown part of the background "
+            "with the other coordinates, so its distances depend on the dataset size")
 
     def describe(self) -> str:
         return f"y_{self.target} is drawn independently from its conditional pmf"

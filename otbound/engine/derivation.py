@@ -9,10 +9,11 @@ coupling (exactly on instances, symbolically for general dataset size), check
 
 from __future__ import annotations
 
+import math
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
-from typing import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Callable, Mapping
 
 import sympy as sp
 
@@ -25,8 +26,16 @@ from otbound.engine.conditionals import (Case, ConcreteConditionals, SizeReferen
 from otbound.engine.relations import BatchRelation, DatasetRelation
 from otbound.engine.report import CaseReport, DerivationReport, InstanceFailure, VariantReport
 from otbound.engine.schemes import Scheme
-from otbound.engine.validity import check_marginals, prove_marginals
+from otbound.engine.type_level import TypeLevelResult, analyse_case
+from otbound.engine.validity import Verdict, check_marginals, prove_marginals
 from otbound.errors import InvalidSpecification, UnsupportedOperation
+
+MAX_STRUCTURAL = 32
+"""The largest value of a structural parameter (a group size) a derivation is built for."""
+
+MAX_INSTANCE_BATCHES = 2 ** 11
+"""Instances are enumerated (exact checks, and a cross-check of the type-level analysis) only
+when the largest dataset of the grid has at most this many batches: every one is listed."""
 
 
 @dataclass(frozen=True)
@@ -55,12 +64,16 @@ class InstanceGrid:
 
 @dataclass(frozen=True)
 class Variant:
-    """One value of a derivation's structural parameters (e.g. group size K = 2)."""
+    """One value of a derivation's structural parameters (e.g. group size K = 2).
+
+    ``published`` is the statement as published, a function building it (built when first
+    needed: evaluating a bound does not need it), or ``None`` when nothing was published for
+    these parameters (a result of otbound's own)."""
 
     label: str
     relation: DatasetRelation
     cases: tuple[Case, ...]
-    published: MixtureBound
+    published: MixtureBound | Callable[[], MixtureBound] | None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cases", tuple(self.cases))
@@ -68,6 +81,31 @@ class Variant:
             raise InvalidSpecification(
                 f"variant {self.label!r}: {len(self.cases)} cases for a relation with "
                 f"{len(self.relation.pairs())} pair shapes")
+
+    def statement(self) -> MixtureBound | None:
+        """The published statement (``None`` when there is none)."""
+        if callable(self.published):
+            object.__setattr__(self, "published", self.published())
+        return self.published
+
+
+@dataclass(frozen=True)
+class StructuralParameter:
+    """A parameter that shapes the derivation itself, such as the group size ``K``."""
+
+    name: str
+    description: str
+    minimum: int = 0
+    maximum: int = MAX_STRUCTURAL
+
+    def check(self, value: object) -> int:
+        if (isinstance(value, bool) or not isinstance(value, (int, float, str))
+                or not str(value).lstrip("-").isdigit()
+                or not self.minimum <= int(value) <= self.maximum):
+            raise InvalidSpecification(
+                f"{self.name} ({self.description}) must be an integer in "
+                f"[{self.minimum}, {self.maximum}], got {value!r}", parameter=self.name)
+        return int(value)
 
 
 @dataclass(frozen=True)
@@ -86,8 +124,16 @@ class Derivation:
     remarks: tuple[str, ...] = field(default=())
     tight: tuple[tuple[str, str], ...] = field(default=())
     """``(mechanism name, source)`` for every mechanism the bound is claimed tight for."""
+    parameters: tuple[StructuralParameter, ...] = field(default=())
+    """The structural parameters; ``variant_for(**values)`` builds the variant for any values
+    (the ``variants`` are those checked by default)."""
+    variant_for: Callable[..., Variant] | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "parameters", tuple(self.parameters))
+        if bool(self.parameters) != (self.variant_for is not None):
+            raise InvalidSpecification(f"derivation {self.name!r}: give both parameters and "
+                                       "variant_for, or neither")
         object.__setattr__(self, "variants", tuple(self.variants))
         object.__setattr__(self, "tight", tuple(tuple(t) for t in self.tight))
         object.__setattr__(self, "errata", tuple(self.errata))
@@ -96,6 +142,26 @@ class Derivation:
             raise InvalidSpecification(f"derivation {self.name!r} declares no variant")
         for values in self.grid.parameters:
             _check_grid_point(self, values)
+
+
+    def at(self, values: Mapping[str, object]) -> "Derivation":
+        """The derivation with one variant, for the given structural parameters."""
+        known = {p.name: p for p in self.parameters}
+        unknown = sorted(set(values) - set(known))
+        if unknown:
+            names = ", ".join(known) or "none"
+            raise InvalidSpecification(
+                f"derivation {self.name!r} has no structural parameter {unknown[0]} (its "
+                f"structural parameters: {names})", parameter="param")
+        missing = [name for name in known if name not in values]
+        if missing:
+            raise InvalidSpecification(
+                f"derivation {self.name!r} needs a value for {missing[0]} "
+                f"({known[missing[0]].description})", parameter="param")
+        if not known:
+            return self
+        checked = {name: known[name].check(value) for name, value in values.items()}
+        return replace(self, variants=(self.variant_for(**checked),))
 
 
 def _check_grid_point(derivation: Derivation, values: Mapping[sp.Symbol, object]) -> None:
@@ -146,12 +212,92 @@ def _run_variant(derivation: Derivation, variant: Variant) -> VariantReport:
     bound = None
     if all(c.bound is not None for c in cases):
         bound = MixtureBound(tuple(c.bound for c in cases))
-    difference = bound.difference(variant.published) if bound else "no bound was derived"
+    published = variant.statement()
+    if bound is None:
+        difference = "no bound was derived"
+    else:
+        difference = bound.difference(published) if published is not None else ""
     return VariantReport(variant, cases, bound, difference)
 
 
-def check_case(derivation: Derivation, case: Case) -> CaseReport:
-    """All checks of one case; the symbolic bound when the coupling passed them."""
+def check_case(derivation: Derivation, case: Case, instances: bool = True) -> CaseReport:
+    """All checks of one case: at the level of types (every dataset size) where the analysis
+    applies, and on the instances of the grid where they are small enough to enumerate (and
+    ``instances`` asks for them: without, they run only where the type-level analysis does
+    not apply)."""
+    typed, type_note = _type_level(derivation, case)
+    if typed is not None and typed.partition_defect:
+        return CaseReport(case, 0, (), 0, defect=typed.partition_defect)
+    batches = _largest_instance(derivation, case)
+    if batches > MAX_INSTANCE_BATCHES or (typed is not None and not instances):
+        if typed is None:
+            return CaseReport(case, 0, (), 0, defect=f"the instances are too large to enumerate "
+                                                     f"({batches} batches), and {type_note}")
+        note = (f"instances not enumerated (the largest has {batches} batches; at most "
+                f"{MAX_INSTANCE_BATCHES})" if batches > MAX_INSTANCE_BATCHES
+                else "instances not enumerated")
+        report = CaseReport(case, 0, (), 0, type_level=typed, instance_note=note)
+        return _with_bound(report, typed.bound, typed.bound_note)
+    report = _check_instances(derivation, case, prove=typed is None)
+    report = replace(report, type_level=typed, type_note=type_note)
+    if not report.valid:
+        return report
+    if typed is not None and typed.bound is not None:
+        return _cross_checked(derivation, report, typed)
+    if typed is not None and typed.validity is Verdict.PROVED:
+        return _with_bound(report, None, typed.bound_note)
+    return _instance_bound(derivation, case, report)
+
+
+def _largest_instance(derivation: Derivation, case: Case) -> int:
+    """How many batches the largest dataset of the grid has (an upper bound)."""
+    size = max(derivation.grid.sizes) + len(case.pair.specials)
+    largest = 0
+    for values in derivation.grid.parameters:
+        scheme = derivation.scheme.substitute(values)
+        if scheme.multiset:
+            q = int(scheme.batch_size)
+            largest = max(largest, math.comb(size + q - 1, q))
+        else:
+            largest = max(largest, sum(math.comb(size, b) for b in scheme.batch_sizes(size)))
+    return largest
+
+
+def _type_level(derivation: Derivation, case: Case) -> tuple[TypeLevelResult | None, str]:
+    """The type-level analysis, or ``None`` and why it does not apply."""
+    try:
+        return analyse_case(case, derivation.scheme, derivation.batch_relation,
+                            derivation.size_reference), ""
+    except UnsupportedOperation as error:
+        return None, f"not analysed at the level of types: {error}"
+
+
+def _with_bound(report: CaseReport, bound, note: str) -> CaseReport:
+    return report.with_bound(bound) if bound is not None else report.with_bound_note(note)
+
+
+def _cross_checked(derivation: Derivation, report: CaseReport,
+                   typed: TypeLevelResult) -> CaseReport:
+    """The type-level bound, once the instances agree with it."""
+    if typed.compatibility is Verdict.PROVED and report.violation is not None:
+        return replace(report, defect="the type-level analysis proved d_Y-compatibility but an "
+                                      f"instance violates it: {report.violation.describe()}")
+    if report.violation is None and report.profiles:
+        try:
+            instance_bound = symbolic_case_bound(report.case, derivation.scheme,
+                                                 derivation.size_reference, report.profiles)
+        except UnsupportedOperation:
+            instance_bound = None
+        if (typed.compatibility is Verdict.PROVED and instance_bound is not None
+                and typed.bound.difference(instance_bound)):
+            return replace(report, defect="the type-level bound and the bound read off the "
+                                          "instances differ: "
+                                          + typed.bound.difference(instance_bound))
+    return report.with_bound(typed.bound)
+
+
+def _check_instances(derivation: Derivation, case: Case, prove: bool) -> CaseReport:
+    """Exact checks on every instance of the grid: marginals, compatibility, profiles."""
     scheme, relation = derivation.scheme, derivation.batch_relation
     defects = case.partition_defects(scheme)
     if defects:
@@ -175,20 +321,26 @@ def check_case(derivation: Derivation, case: Case) -> CaseReport:
             profiles[content] |= matrices
     if not checked:
         return CaseReport(case, 0, (), skipped, defect="no instance of the grid could be checked")
-    verdict, note = prove_marginals(SymbolicConditionals(case, scheme))
-    report = CaseReport(case, checked, tuple(sizes), skipped, verdict=verdict, symbolic_note=note,
-                        violation=violation)
-    if violation is not None:
+    verdict, note = (prove_marginals(SymbolicConditionals(case, scheme)) if prove
+                     else (None, ""))
+    stable = {c: next(iter(m)) for c, m in profiles.items() if len(m) == 1}
+    return CaseReport(case, checked, tuple(sizes), skipped, verdict=verdict, symbolic_note=note,
+                      violation=violation,
+                      profiles=stable if len(stable) == len(profiles) else {},
+                      unstable=len(stable) != len(profiles))
+
+
+def _instance_bound(derivation: Derivation, case: Case, report: CaseReport) -> CaseReport:
+    """Cor. D.7 read off the instances (where the type-level analysis does not apply)."""
+    if report.violation is not None:
         return report
-    unstable = {c: m for c, m in profiles.items() if len(m) > 1}
-    if unstable:
-        content = next(iter(unstable))
+    if report.unstable:
         return report.with_bound_note(
-            f"reference batches with special content {content} do not all have the same "
+            "reference batches with the same special content do not all have the same "
             "constraint matrix on every instance, so no size-independent bound can be stated")
     try:
-        bound = symbolic_case_bound(case, scheme, derivation.size_reference,
-                                    {c: next(iter(m)) for c, m in profiles.items()})
+        bound = symbolic_case_bound(case, derivation.scheme, derivation.size_reference,
+                                    report.profiles)
     except UnsupportedOperation as error:
         return report.with_bound_note(str(error))
     return report.with_bound(bound)

@@ -8,6 +8,7 @@ exactly on instances and symbolically for any dataset size.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Iterable
@@ -25,6 +26,17 @@ def _check_count_event(elements: tuple[str, ...], count: int) -> None:
         raise InvalidSpecification(f"count must be an integer >= 0, got {count!r}")
 
 
+def _count_in(content: Content, elements: tuple[str, ...]) -> int:
+    """How many elements of ``elements`` the content holds (with multiplicity)."""
+    wanted = _as_set(elements)
+    return sum(c for e, c in content.items if e in wanted)
+
+
+@functools.lru_cache(maxsize=1024)
+def _as_set(elements: tuple[str, ...]) -> frozenset:
+    return frozenset(elements)
+
+
 class Event(ABC):
     """A set of batches, given by a predicate on their special content."""
 
@@ -40,6 +52,11 @@ class Event(ABC):
     def latex(self) -> str:
         """LaTeX definition."""
 
+    def referenced(self) -> tuple[frozenset, ...] | None:
+        """The sets of special elements whose counts decide the event (``None``: unknown, so
+        the event cannot be analysed at the level of types)."""
+        return None
+
 
 @dataclass(frozen=True, slots=True)
 class Everything(Event):
@@ -47,6 +64,9 @@ class Everything(Event):
 
     def holds(self, content: Content) -> bool:
         return True
+
+    def referenced(self) -> tuple[frozenset, ...]:
+        return ()
 
     def describe(self) -> str:
         return "Y"
@@ -66,7 +86,10 @@ class CountIs(Event):
         _check_count_event(self.elements, self.count)
 
     def holds(self, content: Content) -> bool:
-        return sum(content.count(e) for e in self.elements) == self.count
+        return _count_in(content, self.elements) == self.count
+
+    def referenced(self) -> tuple[frozenset, ...]:
+        return (frozenset(self.elements),)
 
     def describe(self) -> str:
         return f"|y ∩ {{{', '.join(self.elements)}}}| = {self.count}"
@@ -86,7 +109,10 @@ class CountAtLeast(Event):
         _check_count_event(self.elements, self.count)
 
     def holds(self, content: Content) -> bool:
-        return sum(content.count(e) for e in self.elements) >= self.count
+        return _count_in(content, self.elements) >= self.count
+
+    def referenced(self) -> tuple[frozenset, ...]:
+        return (frozenset(self.elements),)
 
     def describe(self) -> str:
         return f"|y ∩ {{{', '.join(self.elements)}}}| ≥ {self.count}"
@@ -103,6 +129,9 @@ class Not(Event):
 
     def holds(self, content: Content) -> bool:
         return not self.event.holds(content)
+
+    def referenced(self) -> tuple[frozenset, ...] | None:
+        return self.event.referenced()
 
     def describe(self) -> str:
         return f"not ({self.event.describe()})"
@@ -123,6 +152,10 @@ class AllOf(Event):
 
     def holds(self, content: Content) -> bool:
         return all(event.holds(content) for event in self.events)
+
+    def referenced(self) -> tuple[frozenset, ...] | None:
+        parts = [event.referenced() for event in self.events]
+        return None if None in parts else tuple(s for part in parts for s in part)
 
     def describe(self) -> str:
         return " and ".join(f"({event.describe()})" for event in self.events)

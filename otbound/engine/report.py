@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from otbound.engine.bound import CaseBound, MixtureBound
@@ -11,8 +11,11 @@ from otbound.engine.validity import Verdict
 
 if TYPE_CHECKING:
     from otbound.engine.derivation import Derivation, Variant
+    from otbound.engine.type_level import TypeLevelResult
 
 SYMBOLIC, INSTANCES, INVALID = "symbolic", "instances", "invalid"
+ALL_SIZES = "every N (type level)"
+LOOSE = "valid, not d_Y-compatible (may be loose)"
 DIVERGENCE_NOTE = ("The same bound holds for the hockey-stick divergence H_γ (γ ≥ 0) in place "
                    "of Ψ_α (003 Thm. 3.4).")
 
@@ -31,7 +34,10 @@ class InstanceFailure:
 
 @dataclass(frozen=True)
 class CaseReport:
-    """Checks of one case: coupling validity, d_Y-compatibility, and the derived case bound."""
+    """Checks of one case: coupling validity, d_Y-compatibility, and the derived case bound.
+
+    Facts come from two analyses: at the level of types (for every dataset size, where it
+    applies) and exactly on the instances of the grid (where they are small enough)."""
 
     case: Case
     checked: int
@@ -44,6 +50,11 @@ class CaseReport:
     defect: str = ""
     bound_note: str = ""
     bound: CaseBound | None = None
+    type_level: "TypeLevelResult | None" = None
+    type_note: str = ""
+    instance_note: str = ""
+    profiles: dict = field(default_factory=dict, compare=False, repr=False)
+    unstable: bool = False
 
     def with_bound_note(self, note: str) -> "CaseReport":
         return replace(self, bound_note=note)
@@ -52,58 +63,115 @@ class CaseReport:
         return replace(self, bound=bound)
 
     @property
+    def proved_valid(self) -> bool:
+        """The marginals were proved for every dataset size."""
+        typed = self.type_level is not None and self.type_level.validity is Verdict.PROVED
+        return typed or self.verdict is Verdict.PROVED
+
+    @property
+    def proved_compatible(self) -> bool:
+        """``d_Y``-compatibility was proved for every dataset size (type level)."""
+        return self.type_level is not None and self.type_level.compatibility is Verdict.PROVED
+
+    @property
     def valid(self) -> bool:
-        """The coupling's marginals were checked and are right on every instance."""
-        return self.checked > 0 and self.mismatch is None and not self.defect
+        """The coupling's marginals are right: proved, or checked on every instance."""
+        if self.defect or self.mismatch:
+            return False
+        return self.checked > 0 or self.proved_valid
 
     @property
     def validity(self) -> str:
         if not self.valid:
             return INVALID
-        return SYMBOLIC if self.verdict is Verdict.PROVED else INSTANCES
+        return SYMBOLIC if self.proved_valid else INSTANCES
 
     @property
     def d_compatible(self) -> bool:
-        return self.valid and self.violation is None
+        if not self.valid or self.violation is not None:
+            return False
+        return self.proved_compatible or self.checked > 0
+
+    @property
+    def compatibility_scope(self) -> str:
+        return ALL_SIZES if self.proved_compatible else INSTANCES
+
+    @property
+    def loose(self) -> bool:
+        """The bound is 001 Thm. 3.4's for a valid coupling that is not d_Y-compatible."""
+        return self.bound is not None and not self.d_compatible
 
     def size_range(self) -> str:
         return f"N = {min(self.sizes)}..{max(self.sizes)}" if self.sizes else "no N"
+
+    def _instances_text(self) -> str:
+        if not self.checked:
+            return self.instance_note or "no instance checked"
+        skipped = f"; {self.skipped} grid points skipped" if self.skipped else ""
+        return f"exact check on {self.checked} instances ({self.size_range()}{skipped})"
 
     def describe_checks(self) -> list[str]:
         name = self.case.pair.name
         if self.defect:
             return [f"case {name}: INVALID — {self.defect}"]
-        skipped = f"; {self.skipped} grid points skipped" if self.skipped else ""
-        exact = f"exact check on {self.checked} instances ({self.size_range()}{skipped})"
         if self.mismatch:
             return [f"case {name}: INVALID coupling — {self.mismatch.describe()}"]
-        if self.validity == SYMBOLIC:
+        exact = self._instances_text()
+        if self.type_level is not None and self.type_level.validity is Verdict.PROVED:
+            marginals = (f"proved for every N at the level of types "
+                         f"({self.type_level.orbits} orbits), plus {exact}")
+        elif self.validity == SYMBOLIC:
             marginals = f"symbolic proof for general N, plus {exact}"
         else:
-            marginals = f"{exact} only; symbolic proof undecided: {self.symbolic_note}"
+            why = (self.type_level.validity_note if self.type_level is not None
+                   else self.symbolic_note or self.type_note)
+            marginals = f"{exact} only; not proved for every N: {why}"
         lines = [f"case {name}: marginals valid — {marginals}"]
-        if self.violation:
-            lines.append(f"case {name}: NOT d_Y-compatible — {self.violation.describe()}")
-        else:
-            same = ", with the same constraint matrices on each" if self.bound else ""
-            lines.append(f"case {name}: d_Y-compatible on all {self.checked} instances{same}")
+        lines.append(f"case {name}: " + self._compatibility_text())
+        if self.loose:
+            lines.append(f"case {name}: bound of 001 Thm. 3.4 — {LOOSE}")
         if self.bound_note:
             lines.append(f"case {name}: no symbolic bound — {self.bound_note}")
         return lines
 
+    def _compatibility_text(self) -> str:
+        if self.violation:
+            return f"NOT d_Y-compatible — {self.violation.describe()}"
+        if self.proved_compatible:
+            also = f"; {self.checked} instances agree" if self.checked else ""
+            return f"d_Y-compatible for {ALL_SIZES}{also}"
+        if self.checked:
+            why = (f" (not shown for every N: {self.type_level.compatibility_note})"
+                   if self.type_level is not None else "")
+            same = ", with the same constraint matrices on each" if self.bound else ""
+            return f"d_Y-compatible on all {self.checked} instances{same}{why}"
+        note = self.type_level.compatibility_note if self.type_level is not None else ""
+        return f"NOT shown d_Y-compatible — {note}"
+
     def to_json(self) -> dict:
+        typed = self.type_level
         return {
             "case": self.case.pair.name,
             "valid": self.valid,
             "validity": self.validity,
             "symbolic_verdict": self.verdict.value if self.verdict else None,
             "symbolic_note": self.symbolic_note or None,
+            "type_level": None if typed is None else {
+                "validity": typed.validity.value, "validity_note": typed.validity_note or None,
+                "d_compatibility": typed.compatibility.value,
+                "d_compatibility_note": typed.compatibility_note or None,
+                "orbits": typed.orbits},
+            "type_level_note": self.type_note or None,
             "instances_checked": self.checked,
             "instances_skipped": self.skipped,
+            "instances_note": self.instance_note or None,
             "N_range": [min(self.sizes), max(self.sizes)] if self.sizes else None,
             "marginal_mismatch": self.mismatch.describe() if self.mismatch else None,
             "d_compatible": self.d_compatible,
+            "d_compatible_scope": self.compatibility_scope if self.d_compatible else None,
             "d_compatibility_violation": self.violation.describe() if self.violation else None,
+            "bound_kind": (None if self.bound is None
+                           else LOOSE if self.loose else "001 Cor. D.7 (d_Y-compatible)"),
             "defect": self.defect or None,
             "bound_note": self.bound_note or None,
         }
@@ -130,7 +198,12 @@ class VariantReport:
     def matches_published(self) -> bool:
         return self.bound is not None and not self.difference
 
+    @property
+    def loose(self) -> bool:
+        return any(c.loose for c in self.cases)
+
     def to_json(self) -> dict:
+        published = self.variant.statement()
         return {
             "variant": self.variant.label,
             "dataset_relation": self.variant.relation.describe(),
@@ -139,7 +212,8 @@ class VariantReport:
             "matches_published": self.matches_published,
             "difference_from_published": self.difference or None,
             "bound": self.bound.to_json() if self.bound else None,
-            "published": self.variant.published.to_json(),
+            "published": published.to_json() if published is not None else None,
+            "bound_kind": LOOSE if self.loose else None,
             "cases": [c.to_json() for c in self.cases],
         }
 
@@ -209,10 +283,12 @@ class DerivationReport:
                                ("Remarks", d.remarks)):
             if notes:
                 lines += ["", heading + ":"] + [f"  - {note}" for note in notes]
+        published = ("none published" if all(v.variant.statement() is None
+                                              for v in self.variants)
+                     else _yes(self.matches_published))
         lines += ["", f"verdict: valid = {_yes(self.valid)} ({self.validity}), "
                       f"d_Y-compatible = {_yes(self.d_compatible)}, "
-                      f"matches published = {_yes(self.matches_published)} "
-                      f"[{self.elapsed:.1f} s]"]
+                      f"matches published = {published} [{self.elapsed:.1f} s]"]
         return "\n".join(lines)
 
     def to_latex(self) -> str:
@@ -254,6 +330,8 @@ def _variant_text(report: VariantReport) -> list[str]:
     variant = report.variant
     lines = [f"[{variant.label}] dataset relation: {variant.relation.describe()}"]
     if report.bound is not None:
+        if report.loose:
+            lines.append(f"  The coupling is {LOOSE}: the bound is 001 Thm. 3.4's.")
         lines.append("  Theorem. For all α > 1 and all neighbouring x, x': Ψ_α(m_x ‖ m_x') ≤ "
                      + ("the maximum over the cases of" if len(report.bound.cases) > 1 else ""))
         lines += ["    " + line for line in report.bound.describe()]
@@ -270,6 +348,9 @@ def _variant_text(report: VariantReport) -> list[str]:
     lines.append("  Checks:")
     for case_report in report.cases:
         lines += ["    " + line for line in case_report.describe_checks()]
-    match = "yes" if report.matches_published else f"NO — {report.difference}"
-    lines.append(f"    matches the published statement: {match}")
+    if report.variant.statement() is None:
+        lines.append("    published statement: none for these parameters (otbound's own result)")
+    else:
+        match = "yes" if report.matches_published else f"NO — {report.difference}"
+        lines.append(f"    matches the published statement: {match}")
     return lines

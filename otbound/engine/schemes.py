@@ -94,6 +94,11 @@ class Scheme(ABC):
     def content_mass(self, content: Content, n: sp.Expr, size: sp.Expr) -> sp.Expr:
         """Probability that the batch has special content ``content`` (summed over ``m``)."""
 
+    def background_mass(self, content: Content, m: sp.Expr, n: sp.Expr, size: sp.Expr) -> sp.Expr:
+        """``P(m background elements | special content)``: ``type_mass / content_mass``."""
+        return sp.powsimp(self.type_mass(content, m, n, size)
+                          / self.content_mass(content, n, size), force=True)
+
     @abstractmethod
     def background_count(self, content: Content) -> sp.Expr | None:
         """The only possible number of background elements, or ``None`` if any ``0 … n`` is."""
@@ -182,6 +187,10 @@ class Poisson(SetScheme):
     def background_count(self, content: Content) -> sp.Expr | None:
         return None
 
+    def background_mass(self, content: Content, m: sp.Expr, n: sp.Expr, size: sp.Expr) -> sp.Expr:
+        # the background elements are kept independently of the special ones
+        return sp.binomial(n, m) * self.rate ** m * (1 - self.rate) ** (n - m)
+
     def content_mass(self, content: Content, n: sp.Expr, size: sp.Expr) -> sp.Expr:
         # Binomial theorem: sum_m C(n, m) r^m (1 - r)^(n - m) = (r + (1 - r))^n.
         r, specials = self.rate, size - n
@@ -223,6 +232,9 @@ class WithoutReplacement(SetScheme):
 
     def background_count(self, content: Content) -> sp.Expr | None:
         return self.batch_size - content.size
+
+    def background_mass(self, content: Content, m: sp.Expr, n: sp.Expr, size: sp.Expr) -> sp.Expr:
+        return sp.Integer(1)   # the batch size fixes the background count
 
     def content_mass(self, content: Content, n: sp.Expr, size: sp.Expr) -> sp.Expr:
         m = self.background_count(content)

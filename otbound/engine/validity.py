@@ -22,7 +22,7 @@ from otbound.engine import symbols
 from otbound.engine.batches import Batch, BatchType
 from otbound.engine.conditionals import ConcreteConditionals, SymbolicConditionals
 from otbound.engine.simplify import is_identically_zero
-from otbound.errors import InvalidSpecification
+from otbound.errors import InvalidSpecification, UnsupportedOperation
 
 
 class Verdict(Enum):
@@ -92,7 +92,11 @@ def prove_marginals(conditionals: SymbolicConditionals) -> tuple[Verdict, str]:
 
     Returns ``PROVED`` with an empty note, or ``UNDECIDED`` with the first identity not shown.
     """
-    for label, masses in conditionals.marginal_types().items():
+    try:
+        marginal_types = conditionals.marginal_types()
+    except UnsupportedOperation as error:
+        return Verdict.UNDECIDED, str(error)
+    for label, masses in marginal_types.items():
         produced: dict[BatchType, sp.Expr] = defaultdict(lambda: sp.Integer(0))
         for mass, btype in masses:
             produced[btype] += mass

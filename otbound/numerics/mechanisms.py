@@ -48,6 +48,8 @@ class Mechanism(ABC):
     """A base mechanism ``B`` applied to the batch."""
 
     name: str
+    worst_case_source: str
+    """Where the worst case its solver constructs is proved."""
 
     @abstractmethod
     def worst_components(self, problem: NumericProblem) -> list[tuple[Pair, np.ndarray]]:
@@ -124,6 +126,12 @@ class AdditiveNoise(Mechanism):
         return self.family.value
 
     @property
+    def worst_case_source(self) -> str:
+        if self.family is Family.GAUSSIAN:
+            return "001 Thm. 4.2 and App. H, 003 Thm. 3.8: collinear, equidistant means"
+        return "003 Thm. M.2, not in the seeds; checked by otbound's verifier"
+
+    @property
     def noise_multiplier(self) -> float:
         """Noise scale in units of the sensitivity."""
         return self.scale / self.sensitivity
@@ -163,6 +171,7 @@ class RandomizedResponse(Mechanism):
 
     theta: float
     name = "randomized-response"
+    worst_case_source = "001 Thm. 3.7 and G.1: every choice of the binary function compared"
 
     def __post_init__(self) -> None:
         theta = float(self.theta)

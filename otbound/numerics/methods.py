@@ -28,12 +28,12 @@ from otbound.choices import Method, SchemeKind
 from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
 from otbound.numerics.hockey_stick import ESCALATE, check_epsilons, hockey_stick_curve
 from otbound.numerics.limits import MAX_ALPHA
-from otbound.numerics.mechanisms import Mechanism, Pair
-from otbound.numerics.problems import log_binomial_weights, log_hypergeometric_weights
+from otbound.numerics.mechanisms import Mechanism, Pair, single_distance
+from otbound.numerics.problems import NumericProblem, Term
 from otbound.numerics.renyi import (_log_psi_from_excess, check_orders, log_factorial,
                                     log_mixture_psi, log_psi_curve)
 from otbound.numerics.rounding import EPS, SMALLEST, Bounds, NumericBound, maximum, minimum
-from otbound.numerics.settings import Subsampling, Term
+from otbound.numerics.settings import Subsampling
 
 
 def _rounded_up(values: np.ndarray, inputs: np.ndarray) -> np.ndarray:
@@ -49,19 +49,42 @@ def rdp(setting: Subsampling, mechanism: Mechanism, method: Method | str,
     """``ε(α)`` for every order; each value is an upper bound with its error estimate."""
     method = _check_inputs(setting, mechanism, method)
     alphas = check_orders(alphas)
+    if not isinstance(setting, Subsampling):
+        log_psi = maximum([branches_log_psi(branches, alphas)
+                           for branches in _derived_branches(setting, mechanism, method)])
+        return _monotone(per_order(log_psi, alphas), alphas).as_list()
     evaluate = {Method.TIGHT: _tight_rdp, Method.AGNOSTIC: _agnostic_rdp,
                 Method.POSTHOC: _posthoc_rdp}[method]
     return _monotone(evaluate(setting, mechanism, alphas), alphas).as_list()
 
 
-def _check_inputs(setting: Subsampling, mechanism: Mechanism, method: Method | str) -> Method:
+def _check_inputs(setting, mechanism: Mechanism, method: Method | str) -> Method:
     """The method as a :class:`Method`, once the setting and the mechanism have their types."""
-    for name, value, kind in (("setting", setting, Subsampling),
-                              ("mechanism", mechanism, Mechanism)):
-        if not isinstance(value, kind):
-            raise InvalidSpecification(f"{name} must be a {kind.__name__}, got "
-                                       f"{type(value).__name__}", parameter=name)
-    return as_choice(Method, method, "method")
+    from otbound.numerics.derived import DerivedSetting
+
+    if not isinstance(setting, (Subsampling, DerivedSetting)):
+        raise InvalidSpecification(f"setting must be a Subsampling or a DerivedSetting, got "
+                                   f"{type(setting).__name__}", parameter="setting")
+    if not isinstance(mechanism, Mechanism):
+        raise InvalidSpecification(f"mechanism must be a Mechanism, got "
+                                   f"{type(mechanism).__name__}", parameter="mechanism")
+    method = as_choice(Method, method, "method")
+    if method is Method.POSTHOC and not isinstance(setting, Subsampling):
+        raise UnsupportedOperation(
+            "method='posthoc' applies the group property to the K = 1 bound of a built-in "
+            "setting; a derivation has no such bound: use method='tight' or method='agnostic'")
+    return method
+
+
+def _derived_branches(setting, mechanism: Mechanism, method: Method) -> list[list[Branch]]:
+    """The dominating pairs of a derivation's bound, per case: the mechanism's exact solver
+    where it applies (``tight``), else, or with ``agnostic``, the product coupling."""
+    from otbound.numerics.derived import agnostic_cases, solved_cases
+
+    cases = setting.cases()
+    if method is Method.AGNOSTIC:
+        return agnostic_cases(cases, mechanism)
+    return solved_cases(cases, mechanism)[0]
 
 
 def _monotone(bounds: Bounds, points: np.ndarray, decreasing: bool = False) -> Bounds:
@@ -156,16 +179,15 @@ def _agnostic_rdp(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray
     profile = _once_per_distance(mechanism.group_log_psi)
     if setting.scheme is SchemeKind.WOR:
         if setting.substitutions > 1:   # 001 Prop. E.5
-            weights = _hypergeometric(setting)
-            return per_order(_profile_mixture(weights, range(weights.size), profile, alphas),
-                             alphas)
+            weights, distances = _labelled_terms(setting.agnostic_cases())
+            return per_order(_profile_mixture(weights, distances, profile, alphas), alphas)
+        joint = _profile_mixture(*_diagonal_coupling(_only_problem(setting)), profile, alphas)
         w = setting.batch_size / setting.dataset_size
-        joint = _profile_mixture([math.log1p(-w), math.log(w)], [0, 1], profile, alphas)
         return minimum([per_order(joint, alphas),
                         _at_next_integer(lambda n: _wang_et_al(w, profile, n), alphas)])
     cases = []
-    for inserted, removed in setting.shapes():
-        weights, distances = _product_coupling(setting.rate, inserted, removed)
+    for terms, (inserted, removed) in zip(setting.cases(), setting.shapes()):
+        weights, distances = _product_coupling(_only_problem(terms))
         bounds = [per_order(_profile_mixture(weights, distances, profile, alphas), alphas)]
         if inserted + removed == 1:
             factor = math.log(2) if inserted else 0.0   # 001 Prop. E.4: insertion costs 2
@@ -190,20 +212,43 @@ def _once_per_distance(profile: Callable[[int, np.ndarray], Bounds]):
     return cached
 
 
-def _product_coupling(rate: float, inserted: int, removed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Log-weights and distances of the independent (product) coupling of K₋ removals and K₊
-    insertions under Poisson sampling: ``Binom(i | K₋, r) Binom(j | K₊, r)`` at distance
-    ``i + j``."""
-    left, right = log_binomial_weights(removed, rate), log_binomial_weights(inserted, rate)
-    weights = (left[:, None] + right[None, :]).ravel()
-    distances = (np.arange(removed + 1)[:, None] + np.arange(inserted + 1)[None, :]).ravel()
-    return weights, distances
+def _only_problem(source: Subsampling | list[Term]) -> NumericProblem:
+    """The one mixture problem of a setting (or of one case) whose bound has a single term."""
+    cases = source.cases() if isinstance(source, Subsampling) else [source]
+    (terms,) = cases
+    ((log_probability, problem),) = terms
+    return problem
 
 
-def _hypergeometric(setting: Subsampling) -> np.ndarray:
-    """``log HyperGeom(k | N, K, q)``: how many of the K substituted elements are sampled."""
-    return log_hypergeometric_weights(setting.dataset_size, setting.substitutions,
-                                      setting.batch_size)
+def _distances(problem: NumericProblem) -> np.ndarray:
+    """The closed distance bounds between every left and every right component."""
+    closed = np.array(problem.closed().bounds)
+    return closed[:problem.left.size, problem.left.size:]
+
+
+def _product_coupling(problem: NumericProblem) -> tuple[np.ndarray, np.ndarray]:
+    """Log-weights and distances of the independent (product) coupling of a derived problem's
+    two mixtures: ``w_i v_j`` at distance ``D[L_i, R_j]`` (by joint convexity, a
+    mechanism-agnostic bound; for 003 Thm. 3.7 ``Binom(i | K₋, r) Binom(j | K₊, r)`` at
+    ``i + j``)."""
+    weights = (problem.left[:, None] + problem.right[None, :]).ravel()
+    return weights, _distances(problem).ravel()
+
+
+def _diagonal_coupling(problem: NumericProblem) -> tuple[np.ndarray, np.ndarray]:
+    """Log-weights and distances of the coupling that pairs component ``i`` on the left with
+    component ``i`` on the right (both mixtures have the same weights, as in 001 Thm. 3.6)."""
+    if not np.array_equal(problem.left, problem.right):
+        raise UnsupportedOperation("the diagonal coupling needs equal weights on both sides")
+    return problem.left, np.diag(_distances(problem))
+
+
+def _labelled_terms(cases: list[list[Term]]) -> tuple[np.ndarray, np.ndarray]:
+    """Log-probabilities and distances of a bound whose terms each compare two batches at a
+    distance (001 Prop. E.5)."""
+    (terms,) = cases
+    return (np.array([log_p for log_p, _ in terms]),
+            np.array([single_distance(problem) for _, problem in terms]))
 
 
 def _profile_mixture(log_weights, distances, profile, alphas: np.ndarray) -> Bounds:
@@ -328,6 +373,11 @@ def adp(setting: Subsampling, mechanism: Mechanism, method: Method | str,
     """``δ(ε)`` for every ε; each value is an upper bound with its error estimate."""
     method = _check_inputs(setting, mechanism, method)
     epsilons = check_epsilons(epsilons)
+    if not isinstance(setting, Subsampling):
+        result = maximum([branches_delta(branches, epsilons)
+                          for branches in _derived_branches(setting, mechanism, method)])
+        result = _monotone(result, epsilons, decreasing=True)
+        return Bounds(np.minimum(result.upper, 1.0), np.minimum(result.estimate, 1.0)).as_list()
     result = {Method.TIGHT: _tight_delta, Method.AGNOSTIC: _agnostic_delta,
               Method.POSTHOC: _posthoc_delta}[method](setting, mechanism, epsilons)
     result = _monotone(result, epsilons, decreasing=True)
@@ -363,33 +413,33 @@ def _agnostic_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.nda
     profile = _once_per_distance(mechanism.group_delta)
     if setting.scheme is SchemeKind.WOR:
         if setting.substitutions > 1:   # 001 Prop. E.5
-            weights = _hypergeometric(setting)
-            keep = np.flatnonzero(weights > -np.inf)
-            return weighted_sum(weights[keep], [profile(int(k), epsilons) for k in keep])
+            weights, distances = _labelled_terms(setting.agnostic_cases())
+            return weighted_sum(weights, [profile(int(k), epsilons) for k in distances])
         w = setting.batch_size / setting.dataset_size
         return _balle(math.log(w), lambda eps: profile(1, eps), epsilons)
     cases = []
-    for inserted, removed in setting.shapes():
-        weights, distances = _product_coupling(setting.rate, inserted, removed)
+    for terms, (inserted, removed) in zip(setting.cases(), setting.shapes()):
+        weights, distances = _product_coupling(_only_problem(terms))
         keep = weights > -np.inf
         bounds = [weighted_sum(weights[keep], [profile(int(d), epsilons)
                                                for d in distances[keep]])]
         if inserted == 0 or removed == 0:
-            bounds.append(_balle_group(weights, profile, epsilons))   # one side: Binom(· | K, r)
+            bounds.append(_balle_group(weights, distances, profile, epsilons))
         cases.append(minimum(bounds))
     return maximum(cases)
 
 
-def _balle_group(log_weights: np.ndarray, profile, epsilons: np.ndarray) -> Bounds:
+def _balle_group(log_weights: np.ndarray, distances: np.ndarray, profile,
+                 epsilons: np.ndarray) -> Bounds:
     """003 Sec. 3.3 for pure insertion or removal of ``K`` elements: amplification by the
     probability ``η = 1 − (1 − r)^K`` that any of them is sampled, with the base profile
-    ``Σ_k Binom(k | K, r) δ_k / η``."""
-    keep = [k for k in range(1, log_weights.size) if log_weights[k] > -np.inf]
-    if not keep:
+    ``Σ_k Binom(k | K, r) δ_k / η`` (``k`` the distance of each branch, read off the bound)."""
+    keep = np.flatnonzero((log_weights > -np.inf) & (distances > 0))
+    if not keep.size:
         return Bounds(np.zeros(epsilons.size), np.zeros(epsilons.size))
     log_eta = float(np.logaddexp.reduce(log_weights[keep]))
-    return _balle(log_eta, lambda eps: weighted_sum(log_weights[keep] - log_eta,
-                                                    [profile(k, eps) for k in keep]), epsilons)
+    return _balle(log_eta, lambda eps: weighted_sum(
+        log_weights[keep] - log_eta, [profile(int(distances[k]), eps) for k in keep]), epsilons)
 
 
 def _balle(log_eta: float, base: Callable[[np.ndarray], Bounds], epsilons: np.ndarray) -> Bounds:

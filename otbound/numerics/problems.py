@@ -14,7 +14,6 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping
 
-import mpmath as mp
 import numpy as np
 
 from otbound.engine.bound import ConstraintMatrix
@@ -64,6 +63,43 @@ class NumericProblem:
         return self.constraints.closure().relabelled(names)
 
 
+@dataclass(frozen=True)
+class Term:
+    """One term ``P(term) · problem`` of a derived bound, with its probability kept as a
+    logarithm (so that ``10⁻¹⁹²`` is no problem). Build it with :meth:`of_probability` or
+    :meth:`of_log_probability`: the two units cannot be confused, since a log-probability must
+    be ≤ 0 and a probability in [0, 1]."""
+
+    log_probability: float
+    problem: NumericProblem
+
+    def __post_init__(self) -> None:
+        value = float(self.log_probability)
+        if not value <= 0:   # also refuses NaN
+            raise InvalidSpecification(
+                f"log_probability must be a logarithm <= 0, got {value!r} (for a probability "
+                "use Term.of_probability)", parameter="log_probability")
+        if not isinstance(self.problem, NumericProblem):
+            raise InvalidSpecification(f"problem must be a NumericProblem, got "
+                                       f"{type(self.problem).__name__}", parameter="problem")
+        object.__setattr__(self, "log_probability", value)
+
+    @classmethod
+    def of_log_probability(cls, log_probability: float, problem: NumericProblem) -> "Term":
+        return cls(log_probability, problem)
+
+    @classmethod
+    def of_probability(cls, probability: float, problem: NumericProblem) -> "Term":
+        if not 0 < float(probability) <= 1:
+            raise InvalidSpecification(f"probability must be in (0, 1], got {probability!r}",
+                                       parameter="probability")
+        return cls(math.log(float(probability)), problem)
+
+    def __iter__(self):
+        """``log_probability, problem = term``."""
+        return iter((self.log_probability, self.problem))
+
+
 def insert_remove_pattern(inserted: int, removed: int) -> ConstraintMatrix:
     """003 Thm. 3.7: ``d(L_t, L_u) ≤ |t − u|``, ``d(R_t, R_u) ≤ |t − u|``,
     ``d(L_t, R_u) ≤ (t − 1) + (u − 1)`` for ``removed + 1`` left and ``inserted + 1`` right
@@ -77,36 +113,3 @@ def insert_remove_pattern(inserted: int, removed: int) -> ConstraintMatrix:
     for (t, a), (u, b) in itertools.product(enumerate(left), enumerate(right)):
         bounds[(a, b)] = t + u
     return ConstraintMatrix.from_pairs(left + right, bounds)
-
-
-def log_binomial_weights(count: int, rate: float) -> np.ndarray:
-    """``log Binom(i | count, rate)`` for ``i = 0 … count``, correctly rounded (formed in
-    mpmath from the exact rate), so that each weight is off by at most an ulp of its logarithm."""
-    with mp.workdps(40):
-        r = mp.mpf(rate)
-        log_r = mp.log(r) if rate > 0 else None
-        log_keep = mp.log1p(-r) if rate < 1 else None
-
-        def log_weight(i: int) -> float:
-            if (i > 0 and log_r is None) or (i < count and log_keep is None):
-                return -math.inf
-            return float(mp.log(math.comb(count, i)) + (i * log_r if i else 0)
-                         + ((count - i) * log_keep if i < count else 0))
-
-        return np.array([log_weight(i) for i in range(count + 1)])
-
-
-def log_hypergeometric_weights(size: int, group: int, batch: int) -> np.ndarray:
-    """``log HyperGeom(k | N, K, q) = log[C(K, k) C(N − K, q − k) / C(N, q)]`` for
-    ``k = 0 … K`` (``−inf`` where impossible), to a few ulps for any ``N``.
-
-    The log-gamma sums are formed in mpmath with enough digits to survive the cancellation
-    between terms of size ``N log N``."""
-    with mp.workdps(30 + len(str(size))):
-        def log_choose(n: int, k: int):
-            return mp.loggamma(n + 1) - mp.loggamma(k + 1) - mp.loggamma(n - k + 1)
-
-        total = log_choose(size, batch)
-        return np.array([float(log_choose(group, k) + log_choose(size - group, batch - k) - total)
-                         if 0 <= batch - k <= size - group and k <= batch else -math.inf
-                         for k in range(group + 1)])

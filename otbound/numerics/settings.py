@@ -1,64 +1,26 @@
-"""Subsampling settings of the command line, and the mixture problems their bounds consist of.
+"""Subsampling settings of the command line: shorthands for bundled derivations.
 
 A :class:`Subsampling` is a scheme with its parameters and a neighbouring relation. Its
-:meth:`~Subsampling.cases` are the bounds derived by the engine, as numbers: a maximum over cases
-(pair shapes) of expectations over terms, each term a mixture problem. The formulas are the
-derived statements — 003 Thm. 3.7 for Poisson insertion and removal (001 Thm. 4.1 for pure
-groups), 001 Thm. 3.6 for sampling without replacement and substitution, 001 Prop. E.5 for K-fold
-substitution — which the test suite checks against the engine's own derivations for small groups.
+:meth:`~Subsampling.cases` are the bound of a bundled derivation, derived by the engine and
+evaluated at the setting's values (:mod:`otbound.numerics.derived`): a maximum over cases (pair
+shapes) of expectations over terms, each term a mixture problem.
+
+* ``--scheme poisson --insertions K₊ --removals K₋``: ``003-thm-3.7`` at ``(K₊, K₋)``;
+* ``--scheme poisson --group K``: the same for every ``K₊ + K₋ = K`` (a pair at distance below
+  ``K`` is dominated by one at distance ``K``: pad it with elements the function ignores);
+* ``--scheme wor --substitutions K``: ``wor-group-substitution`` at ``K`` (001 Thm. 3.6 for
+  ``K = 1``), and ``001-prop-E.5`` at ``K`` where a mechanism has no exact solver for it.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from otbound.choices import SchemeKind
-from otbound.engine.bound import ConstraintMatrix
 from otbound.errors import InvalidSpecification, as_choice
 from otbound.numerics.limits import MAX_GROUP, show
-from otbound.numerics.problems import (NumericProblem, insert_remove_pattern, log_binomial_weights,
-                                       log_hypergeometric_weights)
-
-
-@dataclass(frozen=True)
-class Term:
-    """One term ``P(term) · problem`` of a derived bound, with its probability kept as a
-    logarithm (so that ``10⁻¹⁹²`` is no problem). Build it with :meth:`of_probability` or
-    :meth:`of_log_probability`: the two units cannot be confused, since a log-probability must
-    be ≤ 0 and a probability in [0, 1]."""
-
-    log_probability: float
-    problem: NumericProblem
-
-    def __post_init__(self) -> None:
-        value = float(self.log_probability)
-        if not value <= 0:   # also refuses NaN
-            raise InvalidSpecification(
-                f"log_probability must be a logarithm <= 0, got {value!r} (for a probability "
-                "use Term.of_probability)", parameter="log_probability")
-        if not isinstance(self.problem, NumericProblem):
-            raise InvalidSpecification(f"problem must be a NumericProblem, got "
-                                       f"{type(self.problem).__name__}", parameter="problem")
-        object.__setattr__(self, "log_probability", value)
-
-    @classmethod
-    def of_log_probability(cls, log_probability: float, problem: NumericProblem) -> "Term":
-        return cls(log_probability, problem)
-
-    @classmethod
-    def of_probability(cls, probability: float, problem: NumericProblem) -> "Term":
-        if not 0 < float(probability) <= 1:
-            raise InvalidSpecification(f"probability must be in (0, 1], got {probability!r}",
-                                       parameter="probability")
-        return cls(math.log(float(probability)), problem)
-
-    def __iter__(self):
-        """``log_probability, problem = term``."""
-        return iter((self.log_probability, self.problem))
+from otbound.numerics.problems import Term
 
 
 def _count(name: str, value, minimum: int, maximum: int | None = None) -> int:
@@ -169,13 +131,37 @@ class Subsampling:
                                dataset_size=self.dataset_size, substitutions=size)
         return Subsampling(SchemeKind.POISSON, rate=self.rate, group=size)
 
+    def derivations(self) -> list[tuple[str, dict[str, int]]]:
+        """The bundled derivations (with structural parameters) whose bounds this setting is."""
+        if self.scheme is SchemeKind.POISSON:
+            return [("003-thm-3.7", {"K_plus": inserted, "K_minus": removed})
+                    for inserted, removed in self.shapes()]
+        return [("wor-group-substitution", {"K": self.substitutions})]
+
+    def values(self) -> dict[str, object]:
+        """The scheme parameters, named as in the derivations."""
+        if self.scheme is SchemeKind.POISSON:
+            return {"r": self.rate}
+        return {"q": self.batch_size, "N": self.dataset_size}
+
     def cases(self) -> list[list[Term]]:
         """The derived bound: maximum over cases of ``Σ_terms P(term) · problem``."""
-        if self.scheme is SchemeKind.POISSON:
-            return [[Term(0.0, poisson_problem(self.rate, inserted, removed))]
-                    for inserted, removed in self.shapes()]
-        return [[Term(0.0, wor_group_problem(self.batch_size, self.dataset_size,
-                                             self.substitutions))]]
+        return self._evaluated(self.derivations())
+
+    def agnostic_cases(self) -> list[list[Term]]:
+        """001 Prop. E.5's bound for K-fold substitution without replacement: no conditioning,
+        so every term is one pair of batches at a distance (sound for any mechanism)."""
+        if self.scheme is not SchemeKind.WOR:
+            raise InvalidSpecification("001 Prop. E.5 applies to scheme='wor'",
+                                       parameter="scheme")
+        return self._evaluated([("001-prop-E.5", {"K": self.substitutions})])
+
+    def _evaluated(self, derivations) -> list[list[Term]]:
+        from otbound.numerics.derived import bundled, evaluate
+
+        values = {name: value for name, value in self.values().items()}
+        return [terms for name, structural in derivations
+                for terms in evaluate(bundled(name, **structural), values)]
 
     def describe(self) -> dict:
         fields = {"scheme": self.scheme.value}
@@ -184,55 +170,3 @@ class Subsampling:
             if getattr(self, name) is not None:
                 fields[name] = getattr(self, name)
         return fields
-
-
-def poisson_problem(rate: float, inserted: int, removed: int) -> NumericProblem:
-    """003 Thm. 3.7: weights ``Binom(i | K₋, r)`` and ``Binom(j | K₊, r)``, chain constraints."""
-    return NumericProblem(log_binomial_weights(removed, rate),
-                          log_binomial_weights(inserted, rate),
-                          insert_remove_pattern(inserted, removed))
-
-
-def wor_substitution_problem(batch_size: int, dataset_size: int) -> NumericProblem:
-    """001 Thm. 3.6: weights ``(1 − w, w)`` on both sides, ``w = q/N``; ``y1 = y3`` and every
-    other pair of components at substitution distance ≤ 1."""
-    return wor_group_problem(batch_size, dataset_size, 1)
-
-
-def wor_group_problem(batch_size: int, dataset_size: int, group: int) -> NumericProblem:
-    """Sampling without replacement under K-fold substitution, the coupling of 001 Thm. 3.6
-    carried over to groups.
-
-    Condition on the number ``k`` of group elements in the batch (``HyperGeom(k | N, K, q)`` on
-    both sides) and couple by one draw: a random order ``g₁ … g_K`` of the group (with its
-    substitutes ``g'_i``) and distinct background elements ``b₁ … b_q``; component ``k`` is
-    ``{g₁ … g_k, b_{k+1} … b_q}`` on the left and the same with ``g'_i`` on the right. Then
-    ``d(L_t, L_u) = d(R_t, R_u) = |t − u|``, ``d(L_t, R_u) = max(t, u)`` and ``L_0 = R_0`` —
-    each the distance between the supports (d_Y-compatible, 001 Def. D.4). For ``K = 1`` this is
-    001 Thm. 3.6; for randomized response it is tight (the worst ``f`` is attained by a dataset).
-    """
-    log_weights = log_hypergeometric_weights(dataset_size, group, batch_size)
-    ks = [k for k in range(group + 1) if log_weights[k] > -math.inf]
-    left, right = [f"L{k}" for k in ks], [f"R{k}" for k in ks]
-    bounds = {}
-    for (t, a), (u, b) in itertools.combinations(zip(ks, left), 2):
-        bounds[(a, b)] = abs(t - u)
-        bounds[(right[ks.index(t)], right[ks.index(u)])] = abs(t - u)
-    for (t, a), (u, b) in itertools.product(zip(ks, left), zip(ks, right)):
-        bounds[(a, b)] = max(t, u)
-    weights = log_weights[ks]
-    return NumericProblem(weights, weights.copy(), ConstraintMatrix.from_pairs(left + right,
-                                                                               bounds))
-
-
-def wor_group_terms(batch_size: int, dataset_size: int, group: int) -> list[Term]:
-    """001 Prop. E.5: ``Σ_k HyperGeom(k | N, K, q) · max_{d_Δ(y, y') ≤ k} Ψ(b_y ‖ b_{y'})``
-    (no conditioning: a mechanism-agnostic bound, not tight)."""
-    terms = []
-    log_weights = log_hypergeometric_weights(dataset_size, group, batch_size)
-    for k, log_p in enumerate(log_weights):
-        if log_p > -math.inf:
-            terms.append(Term(float(log_p), NumericProblem(
-                np.zeros(1), np.zeros(1), ConstraintMatrix.from_pairs(("L1", "R1"),
-                                                                      {("L1", "R1"): k}))))
-    return terms

@@ -35,7 +35,7 @@ from otbound.numerics.methods import terms_delta, terms_log_psi
 from otbound.numerics.pairs import MixturePair, log_sum_exp
 from otbound.numerics.problems import NumericProblem
 from otbound.numerics.renyi import log_psi_curve
-from otbound.numerics.settings import Term
+from otbound.numerics.problems import Term
 from otbound.verify import divergence, montecarlo
 from otbound.verify.enumeration import additive_noise, output_pair, value_distribution
 from otbound.verify.functions import LipschitzFunction, TableFunction

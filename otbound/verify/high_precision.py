@@ -10,7 +10,10 @@ the benchmarks; production code never imports them.
 
 from __future__ import annotations
 
+import math
+
 import mpmath as mp
+import numpy as np
 
 from otbound.numerics.pairs import Family, MixturePair, Side
 
@@ -123,3 +126,38 @@ def multinomial_log_psi(pair: MixturePair, alpha: int, dps: int = 50):
                     grown[i + k] += a * b
             power = grown
         return mp.log(mp.fsum(c * mp.exp(mp.mpf(S * S) / (2 * s2)) for S, c in enumerate(power)))
+
+
+# --- mixture weights written by hand: oracles for the derived bounds (tests, benchmarks) ---
+
+def log_binomial_weights(count: int, rate: float) -> np.ndarray:
+    """``log Binom(i | count, rate)`` for ``i = 0 … count``, correctly rounded (formed in
+    mpmath from the exact rate), so that each weight is off by at most an ulp of its logarithm."""
+    with mp.workdps(40):
+        r = mp.mpf(rate)
+        log_r = mp.log(r) if rate > 0 else None
+        log_keep = mp.log1p(-r) if rate < 1 else None
+
+        def log_weight(i: int) -> float:
+            if (i > 0 and log_r is None) or (i < count and log_keep is None):
+                return -math.inf
+            return float(mp.log(math.comb(count, i)) + (i * log_r if i else 0)
+                         + ((count - i) * log_keep if i < count else 0))
+
+        return np.array([log_weight(i) for i in range(count + 1)])
+
+
+def log_hypergeometric_weights(size: int, group: int, batch: int) -> np.ndarray:
+    """``log HyperGeom(k | N, K, q) = log[C(K, k) C(N − K, q − k) / C(N, q)]`` for
+    ``k = 0 … K`` (``−inf`` where impossible), to a few ulps for any ``N``.
+
+    The log-gamma sums are formed in mpmath with enough digits to survive the cancellation
+    between terms of size ``N log N``."""
+    with mp.workdps(30 + len(str(size))):
+        def log_choose(n: int, k: int):
+            return mp.loggamma(n + 1) - mp.loggamma(k + 1) - mp.loggamma(n - k + 1)
+
+        total = log_choose(size, batch)
+        return np.array([float(log_choose(group, k) + log_choose(size - group, batch - k) - total)
+                         if 0 <= batch - k <= size - group and k <= batch else -math.inf
+                         for k in range(group + 1)])

@@ -1,0 +1,359 @@
+"""Numbers from a derived bound: the engine's :class:`MixtureBound`, evaluated at given values.
+
+Every number otbound prints comes from here: a derivation (bundled, or a user's file) is derived
+by the engine — at the level of types where that analysis applies, which proves the coupling
+valid for every dataset size, else on the instances of its grid — and its bound is evaluated at
+the values of its scheme parameters (``r``, ``q``, ``N`` …): each case becomes a list of
+:class:`Term`, which the mechanism solvers turn into dominating pairs.
+
+A coupling that is valid but not ``d_Y``-compatible still gives 001 Thm. 3.4's bound; the
+:class:`DerivedBound` says so (``loose``), and so does every output built from it.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Mapping
+
+import mpmath as mp
+import numpy as np
+
+from otbound.engine.bound import ConstraintMatrix
+from otbound.engine.report import ALL_SIZES, LOOSE
+from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.numerics.limits import show
+from otbound.numerics.problems import NumericProblem, Term
+
+if TYPE_CHECKING:
+    import sympy as sp
+
+    from otbound.engine.bound import MixtureBound
+    from otbound.engine.derivation import Derivation
+
+
+
+@dataclass(frozen=True)
+class DerivedBound:
+    """A derivation's bound for fixed structural parameters, and how it was established."""
+
+    name: str
+    label: str
+    bound: "MixtureBound"
+    loose: bool
+    proof: str
+    """Where validity was shown: ``"every N (type level)"`` or ``"instances"``."""
+
+    def symbols(self) -> set:
+        found = set()
+        for case in self.bound.cases:
+            for probability, problem in case.terms:
+                found |= probability.free_symbols
+                for component in problem.left + problem.right:
+                    found |= component.weight.free_symbols
+        return found
+
+    def describe(self) -> dict:
+        return {"derivation": self.name, "variant": self.label,
+                "bound": LOOSE if self.loose else "d_Y-compatible (001 Cor. D.7)",
+                "valid_for": self.proof}
+
+
+def derive_bound(derivation: "Derivation") -> DerivedBound:
+    """The bound of a derivation with one variant, refusing one whose coupling is not valid."""
+    from otbound.engine.bound import MixtureBound
+    from otbound.engine.derivation import check_case
+
+    if len(derivation.variants) != 1:
+        names = ", ".join(p.name for p in derivation.parameters)
+        raise InvalidSpecification(
+            f"derivation {derivation.name!r} has {len(derivation.variants)} variants; choose one "
+            f"with its structural parameters ({names})", parameter="param")
+    (variant,) = derivation.variants
+    reports = [check_case(derivation, case, instances=False) for case in variant.cases]
+    for report in reports:
+        if report.bound is None:
+            reason = (report.defect or (report.mismatch.describe() if report.mismatch else "")
+                      or report.bound_note or "no bound was derived")
+            raise UnsupportedOperation(f"derivation {derivation.name!r} ({variant.label}), case "
+                                       f"{report.case.pair.name}: no bound to evaluate — {reason}")
+    proof = (ALL_SIZES if all(r.proved_valid for r in reports)
+             else "the instances of its grid")
+    return DerivedBound(derivation.name, variant.label,
+                        MixtureBound(tuple(r.bound for r in reports)),
+                        any(r.loose for r in reports), proof)
+
+
+@functools.lru_cache(maxsize=256)
+def bundled(name: str, **structural: int) -> DerivedBound:
+    """The derived bound of a bundled derivation (derived once per process)."""
+    return derive_bound(_bundled_derivation(name).at(structural))
+
+
+@functools.lru_cache(maxsize=64)
+def _bundled_derivation(name: str) -> "Derivation":
+    from otbound.engine.catalog import load_derivation
+
+    return load_derivation(name)
+
+
+def numeric_values(derived: DerivedBound, values: Mapping[str, object]) -> dict:
+    """The symbols of the bound with exact values, checked against their ranges."""
+    import sympy as sp
+
+    from otbound.engine import symbols
+
+    needed = {str(s): s for s in derived.symbols()}
+    unknown = sorted(set(values) - set(needed))
+    if unknown:
+        raise InvalidSpecification(
+            f"the bound of {derived.name} does not depend on {unknown[0]} (it depends on "
+            f"{', '.join(sorted(needed)) or 'no parameter'})", parameter="param")
+    missing = sorted(set(needed) - set(values))
+    if missing:
+        raise InvalidSpecification(f"the bound of {derived.name} depends on {missing[0]}: give "
+                                   f"it a value ({_RANGES.get(missing[0], 'a number')})",
+                                   parameter="param")
+    exact = {needed[name]: _exact(name, value) for name, value in values.items()}
+    if symbols.q in exact and symbols.N in exact and exact[symbols.q] > exact[symbols.N]:
+        raise InvalidSpecification(f"q must be at most N, got q = {exact[symbols.q]}, "
+                                   f"N = {exact[symbols.N]}", parameter="param")
+    return {symbol: sp.Rational(v.numerator, v.denominator) for symbol, v in exact.items()}
+
+
+_RANGES = {"r": "a rate in [0, 1]", "q": "an integer batch size >= 1",
+           "N": "an integer dataset size >= 1"}
+
+
+def _exact(name: str, value: object) -> Fraction:
+    """The value as an exact fraction (floats are read as their decimal literal)."""
+    try:
+        number = Fraction(str(value)) if not isinstance(value, Fraction) else value
+    except (ValueError, ZeroDivisionError):
+        raise InvalidSpecification(f"{name} must be a number, got {value!r}",
+                                   parameter=name) from None
+    if name == "r" and not 0 <= number <= 1:
+        raise InvalidSpecification(f"r must be in [0, 1], got {show(value)}", parameter="r")
+    if name in ("q", "N") and (number.denominator != 1 or number < 1):
+        raise InvalidSpecification(f"{name} must be an integer >= 1, got {show(value)}",
+                                   parameter=name)
+    return number
+
+
+def largest_over_sizes(derived: DerivedBound, values: Mapping[str, object]) -> list[list[Term]]:
+    """The bound's maximum over every dataset size ``N > Q`` (001 Thm. F.3), given ``Q``.
+
+    It is attained at ``N = Q + 1`` when, in every term, one side is a single component
+    ``b_c``, the other side holds a component ``b_s`` with ``ŷ_s = ŷ_c``, the term probabilities
+    do not depend on ``N``, and every other weight is ``t(N)`` times its value at ``Q + 1`` with a
+    common ``t(N) ≤ 1``: the mixture at ``N`` is then ``t M + (1 − t) b_s`` with ``M`` the mixture
+    at ``Q + 1``, and by joint convexity ``Ψ(t M + (1 − t) b_s ‖ b_c) ≤ t Ψ(M ‖ b_c) + (1 − t)``
+    ``≤ Ψ(M ‖ b_c)`` (likewise in the other direction and for ``H_γ``). This is checked
+    symbolically for the bound at hand; a bound that fails the check is refused."""
+    from otbound.engine import symbols
+
+    if "N" in values:
+        raise InvalidSpecification("give either N (one dataset size) or Q (the maximum over "
+                                   "N > Q), not both", parameter="param")
+    smallest = _exact("Q", values["Q"]) + 1
+    if symbols.N not in derived.symbols():
+        raise InvalidSpecification(f"the bound of {derived.name} does not depend on N, so Q "
+                                   "does not apply", parameter="param")
+    reason = _not_largest_at_smallest_size(derived)
+    if reason:
+        raise UnsupportedOperation(f"the maximum over N > Q of {derived.name} is not computed: "
+                                   f"{reason}")
+    others = {k: v for k, v in values.items() if k != "Q"}
+    return evaluate(derived, others | {"N": smallest})
+
+
+def _not_largest_at_smallest_size(derived: DerivedBound) -> str:
+    """Why the bound might not be largest at the smallest ``N`` (empty when it is)."""
+    import sympy as sp
+
+    from otbound.engine import symbols
+
+    start = sp.Symbol("N_0", positive=True, integer=True)
+    for case in derived.bound.cases:
+        for probability, problem in case.terms:
+            if symbols.N in probability.free_symbols:
+                return f"a term probability of case {case.name} depends on N"
+            single, mixture = ((problem.right, problem.left) if len(problem.right) == 1
+                               else (problem.left, problem.right))
+            if len(single) != 1:
+                return f"in case {case.name} neither side is a single component"
+            closed = problem.constraints.closure()
+            shared = [c for c in mixture if closed.bound(c.label, single[0].label) == 0]
+            ratios = {sp.simplify(c.weight / c.weight.subs(symbols.N, start))
+                      for c in mixture if c not in shared[:1]}
+            if not shared or len(ratios) > 1:
+                return (f"in case {case.name} the weights do not shrink towards a component "
+                        "shared by both sides")
+            (ratio,) = ratios or {sp.Integer(1)}
+            if not (sp.diff(ratio, symbols.N)).is_nonpositive:
+                return f"in case {case.name} a weight may grow with N"
+    return ""
+
+
+def evaluate(derived: DerivedBound, values: Mapping[str, object]) -> list[list[Term]]:
+    """Each case of the bound as numeric terms: every probability's logarithm evaluated from the
+    exact parameter values with enough digits to survive cancellation (``N`` may be 10⁹)."""
+    exact = numeric_values(derived, values)
+    digits = 30 + max((len(str(abs(v.p))) + len(str(v.q)) for v in exact.values()), default=0)
+    with mp.workdps(digits):
+        cases = []
+        for case in derived.bound.cases:
+            logs = [_log_probability(p, exact, f"term probability {p}") for p, _ in case.terms]
+            _check_total(logs, f"the term probabilities of case {case.name}")
+            cases.append([Term(float(log_p), _numeric_problem(problem, exact))
+                          for log_p, (_, problem) in zip(logs, case.terms) if log_p > -mp.inf])
+        return cases
+
+
+def _log_probability(expr: "sp.Expr", exact: dict, what: str):
+    """``log`` of a probability expression at exact values, as an mpmath number (``-inf`` for
+    zero); refuses a value outside ``[0, 1]``."""
+    import sympy as sp
+
+    with sp.evaluate(False):   # no binomial of 10⁹ is ever formed as an integer
+        substituted = expr.xreplace(exact)
+    value = _log_value(substituted)
+    if value is None or value > mp.mpf(10) ** (-mp.mp.dps + 10):
+        raise UnsupportedOperation(f"{what} is not a probability at these values")
+    return min(value, mp.mpf(0))
+
+
+def _log_value(expr: "sp.Expr"):
+    """``log`` of a positive expression built from numbers by products, powers and binomials
+    (``-inf`` for zero, ``None`` for a negative or non-numeric value), without forming huge
+    integers: binomials through log-gamma."""
+    import sympy as sp
+
+    if expr.is_Rational:
+        return None if expr < 0 else (-mp.inf if expr == 0 else mp.log(mp.mpf(expr.p) / expr.q))
+    if expr.is_Mul:
+        parts = [_log_value(arg) for arg in expr.args]
+        return None if None in parts else mp.fsum(parts)
+    if expr.is_Pow:
+        base = _log_value(expr.base)
+        if base is None or not expr.exp.is_Rational:
+            return None
+        exponent = mp.mpf(expr.exp.p) / expr.exp.q
+        return -mp.inf if base == -mp.inf and exponent > 0 else base * exponent
+    if isinstance(expr, sp.binomial):
+        n, k = (a.doit() for a in expr.args)   # small integer arithmetic, such as N − 3
+        if not (n.is_Integer and k.is_Integer):
+            return None
+        n, k = int(n), int(k)
+        if n < 0 or not 0 <= k <= n:
+            return None if n < 0 else -mp.inf
+        return mp.loggamma(n + 1) - mp.loggamma(k + 1) - mp.loggamma(n - k + 1)
+    if expr.is_Add:
+        value = mp.mpf(0)
+        for term in expr.args:
+            logarithm = _log_value(term) if _positive(term) else _log_value(-term)
+            if logarithm is None:
+                return None
+            value += (1 if _positive(term) else -1) * mp.exp(logarithm)
+        return None if value < 0 else (-mp.inf if value == 0 else mp.log(value))
+    return None
+
+
+def _positive(term) -> bool:
+    return not term.could_extract_minus_sign()
+
+
+def _numeric_problem(problem, exact: dict) -> NumericProblem:
+    """The problem at these values, without its components of weight zero (a component that
+    does not enter the mixture changes nothing; the closure keeps the constraints it implied)."""
+    logs = {}
+    for side in (problem.left, problem.right):
+        values = {c.label: _log_probability(c.weight, exact, f"weight of {c.label}")
+                  for c in side}
+        _check_total(list(values.values()), "the mixture weights")
+        logs |= {label: w for label, w in values.items() if w > -mp.inf}
+    closed = problem.constraints.closure()
+    kept = [label for label in closed.labels if label in logs]
+    constraints = ConstraintMatrix.from_pairs(kept, {
+        (t, u): closed.bound(t, u) for t, u in itertools.combinations(kept, 2)})
+    return NumericProblem(np.array([float(logs[c.label]) for c in problem.left if c.label in logs]),
+                          np.array([float(logs[c.label]) for c in problem.right
+                                    if c.label in logs]), constraints)
+
+
+def _check_total(logs: list, what: str) -> None:
+    """The probabilities sum to one (to the working precision): the bound is well formed."""
+    total = mp.fsum(mp.exp(log) for log in logs)
+    if abs(total - 1) > mp.mpf(10) ** (-mp.mp.dps + 10):
+        raise UnsupportedOperation(f"{what} sum to {mp.nstr(total, 12)}, not 1, at these values")
+
+
+@dataclass(frozen=True)
+class DerivedSetting:
+    """A derived bound with values for its scheme parameters: what ``rdp``, ``adp`` and
+    ``account`` evaluate for ``--derivation``."""
+
+    derived: DerivedBound
+    values: dict
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", dict(self.values))
+        self.cases()   # every symbol has a value in its range, and the bound evaluates
+
+    def cases(self) -> list[list[Term]]:
+        if "Q" in self.values:
+            return largest_over_sizes(self.derived, self.values)
+        return evaluate(self.derived, self.values)
+
+    def describe(self) -> dict:
+        return self.derived.describe() | {"values": {k: v for k, v in self.values.items()}}
+
+
+def solved_cases(cases: list[list[Term]], mechanism) -> tuple[list[list], str]:
+    """Dominating pairs for every case (as branches: log-probability and pairs), and how they
+    were found: the mechanism's worst-case solver where it recognises a problem's constraint
+    pattern (tight), else a mechanism-agnostic bound — by joint convexity over the product
+    coupling of the two mixtures, ``Σ_ij w_i v_j · pair(D[L_i, R_j])`` — said so."""
+    solved, agnostic = [], []
+    for terms in cases:
+        branches = []
+        for log_probability, problem in terms:
+            try:
+                branches.append((log_probability, mechanism.tight_pairs(problem)))
+            except UnsupportedOperation as error:
+                agnostic.append(str(error))
+                branches.extend(_product_branches(log_probability, problem, mechanism))
+        solved.append(branches)
+    if not agnostic:
+        return solved, f"tight: the worst case of the {mechanism.name} mechanism " \
+                       f"({mechanism.worst_case_source})"
+    return solved, ("mechanism-agnostic (joint convexity over the product coupling; sound, "
+                    f"not tight): no exact {mechanism.name} solver for a constraint pattern "
+                    f"({agnostic[0]})")
+
+
+def agnostic_cases(cases: list[list[Term]], mechanism) -> list[list]:
+    """Every term through the product coupling (mechanism-agnostic, by joint convexity)."""
+    return [[branch for log_probability, problem in terms
+             for branch in _product_branches(log_probability, problem, mechanism)]
+            for terms in cases]
+
+
+def _product_branches(log_probability: float, problem: NumericProblem, mechanism) -> list:
+    distances = np.array(problem.closed().bounds)[:problem.left.size, problem.left.size:]
+    branches = []
+    for i, log_w in enumerate(problem.left):
+        for j, log_v in enumerate(problem.right):
+            if log_w == -math.inf or log_v == -math.inf:
+                continue
+            if not math.isfinite(distances[i, j]):
+                raise UnsupportedOperation(
+                    f"components L{i + 1} and R{j + 1} are unconstrained "
+                    f"({problem.constraints.describe()}): no bound through the "
+                    f"{mechanism.name} mechanism's group privacy profile")
+            branches.append((log_probability + log_w + log_v,
+                             [mechanism.distance_pair(int(distances[i, j]))]))
+    return branches
