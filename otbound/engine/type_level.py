@@ -37,8 +37,8 @@ from otbound.engine.events import Everything
 from otbound.engine.joint_types import Atoms, JointState, Members, atoms_of
 from otbound.engine.relations import UNBOUNDED, BatchRelation
 from otbound.engine.schemes import Poisson, Scheme, WithoutReplacement
-from otbound.engine.simplify import is_identically_zero, tidy
-from otbound.engine.validity import Verdict
+from otbound.engine.simplify import tidy
+from otbound.engine.validity import Verdict, type_mass_difference
 from otbound.errors import UnsupportedOperation
 
 Counts = tuple[int, ...]
@@ -215,27 +215,11 @@ class _Analysis:
                     (state.background(label), mass * probability))
             wanted = {counts: (mass, background) for mass, counts, background in self.types(label)}
             for counts in sorted(set(produced) | set(wanted)):
-                note = self._compare(label, counts, produced.get(counts, []), wanted.get(counts))
+                target, background = wanted.get(counts, (sp.Integer(0), None))
+                note = type_mass_difference(label, self.atoms.describe(counts),
+                                            produced.get(counts, []), target, background)
                 if note:
                     return note
-        return ""
-
-    def _compare(self, label: str, counts: Counts, produced, wanted) -> str:
-        content = self.atoms.describe(counts)
-        if wanted is None:
-            if any(not is_identically_zero(mass) for _, mass in produced):
-                return f"y_{label}: mass on content {content}, which lies outside its event"
-            return ""
-        target, background = wanted
-        total = sp.Integer(0)
-        for produced_background, mass in produced:
-            if not is_identically_zero(produced_background - background):
-                return (f"y_{label}: content {content} reached with {produced_background} "
-                        f"background elements, where the conditional pmf has {background}")
-            total += mass
-        if not is_identically_zero(total - target):
-            return (f"y_{label}: content {content} has mass {sp.simplify(total)} under the "
-                    f"coupling but {sp.simplify(target)} under the conditional pmf")
         return ""
 
     # --- distances ---------------------------------------------------------------------------

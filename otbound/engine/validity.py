@@ -114,19 +114,31 @@ def _compare_type_masses(label: str, produced: dict[BatchType, sp.Expr],
         by_content[btype.content].append((btype.background, mass))
     for content in sorted(set(by_content) | set(wanted), key=lambda c: c.items):
         target_mass, target_background = wanted.get(content, (sp.Integer(0), None))
-        total = sp.Integer(0)
-        for background, mass in by_content.get(content, []):
-            if target_background is None:
-                if not is_identically_zero(mass):
-                    return (f"y_{label}: mass {mass} on content {content}, which lies outside "
-                            "its event")
-                continue
-            if not is_identically_zero(background - target_background):
-                return (f"y_{label}: content {content} reached with {background} background "
-                        f"elements, where the conditional pmf has {target_background}")
-            total += mass
-        if not is_identically_zero(total - target_mass):
-            return (f"y_{label}: content {content} has mass {sp.simplify(total)} under the "
-                    f"coupling but {sp.simplify(target_mass)} under the conditional pmf "
-                    f"(identity not shown for general {symbols.n})")
+        note = type_mass_difference(label, str(content), by_content.get(content, []),
+                                    target_mass, target_background)
+        if note:
+            return note
+    return ""
+
+
+def type_mass_difference(label: str, content: str, produced: list[tuple[sp.Expr, sp.Expr]],
+                         target_mass: sp.Expr, target_background: sp.Expr | None) -> str:
+    """Why the coupling's ``(background, mass)`` pairs on one special content of coordinate
+    ``label`` differ from the conditional pmf's mass and background count (``None``: the
+    content lies outside the event); empty when the identity is shown."""
+    total = sp.Integer(0)
+    for background, mass in produced:
+        if target_background is None:
+            if not is_identically_zero(mass):
+                return (f"y_{label}: mass {mass} on content {content}, which lies outside "
+                        "its event")
+            continue
+        if not is_identically_zero(background - target_background):
+            return (f"y_{label}: content {content} reached with {background} background "
+                    f"elements, where the conditional pmf has {target_background}")
+        total += mass
+    if not is_identically_zero(total - target_mass):
+        return (f"y_{label}: content {content} has mass {sp.simplify(total)} under the "
+                f"coupling but {sp.simplify(target_mass)} under the conditional pmf "
+                f"(identity not shown for general {symbols.n})")
     return ""

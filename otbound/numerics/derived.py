@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Mapping
 
@@ -299,14 +299,16 @@ class DerivedSetting:
     derived: DerivedBound
     values: dict
 
+    _cases: list = field(default_factory=list, init=False, compare=False, repr=False)
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "values", dict(self.values))
-        self.cases()   # every symbol has a value in its range, and the bound evaluates
+        # evaluated once: every symbol has a value in its range, and the bound evaluates
+        self._cases.extend(largest_over_sizes(self.derived, self.values) if "Q" in self.values
+                           else evaluate(self.derived, self.values))
 
     def cases(self) -> list[list[Term]]:
-        if "Q" in self.values:
-            return largest_over_sizes(self.derived, self.values)
-        return evaluate(self.derived, self.values)
+        return list(self._cases)
 
     def describe(self) -> dict:
         return self.derived.describe() | {"values": {k: v for k, v in self.values.items()}}

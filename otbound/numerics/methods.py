@@ -376,10 +376,9 @@ def adp(setting: Subsampling, mechanism: Mechanism, method: Method | str,
     if not isinstance(setting, Subsampling):
         result = maximum([branches_delta(branches, epsilons)
                           for branches in _derived_branches(setting, mechanism, method)])
-        result = _monotone(result, epsilons, decreasing=True)
-        return Bounds(np.minimum(result.upper, 1.0), np.minimum(result.estimate, 1.0)).as_list()
-    result = {Method.TIGHT: _tight_delta, Method.AGNOSTIC: _agnostic_delta,
-              Method.POSTHOC: _posthoc_delta}[method](setting, mechanism, epsilons)
+    else:
+        result = {Method.TIGHT: _tight_delta, Method.AGNOSTIC: _agnostic_delta,
+                  Method.POSTHOC: _posthoc_delta}[method](setting, mechanism, epsilons)
     result = _monotone(result, epsilons, decreasing=True)
     return Bounds(np.minimum(result.upper, 1.0), np.minimum(result.estimate, 1.0)).as_list()
 
