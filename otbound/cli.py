@@ -74,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--json", action="store_true", help="print one JSON object")
     verify.add_argument("--timings", action="store_true",
                         help="add elapsed_seconds to the JSON (which then differs between runs)")
+    _add_params(verify, "a structural parameter of the derivation, e.g. K=4")
     verify.set_defaults(handler=_verify)
     for name, values, handler in (("rdp", "--alpha", _rdp), ("adp", "--epsilon", _adp)):
         command = commands.add_parser(
@@ -432,7 +433,8 @@ def _verify(args: argparse.Namespace) -> int:
     from otbound.engine.derivation import run
     from otbound.verify.runner import print_progress, verify_derivation
 
-    derived = run(load_derivation(args.target))   # verified as derived, run once
+    derivation = load_derivation(args.target)
+    derived = run(derivation.at(_params(args.param)) if args.param else derivation)
     report = verify_derivation(derived, max_n=args.max_n, samples=args.samples, seed=args.seed,
                     progress=None if args.json else print_progress)
     print(json.dumps(report.to_json(timings=args.timings), indent=2, ensure_ascii=False)

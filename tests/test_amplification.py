@@ -1,6 +1,5 @@
 """Tight, mechanism-agnostic and post-hoc bounds: their order, where they coincide, bad input."""
 
-import math
 
 import numpy as np
 import pytest

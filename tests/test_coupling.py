@@ -6,8 +6,7 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from otbound import (Copy, Coupling, InvalidSpecification, Poisson, ReplaceGroup,
-                     ReplaceRandomMember, WithoutReplacement)
+from otbound import Copy, Coupling, InvalidSpecification, ReplaceGroup, ReplaceRandomMember
 from otbound.engine.batches import BatchType, Content
 from otbound.engine.catalog import load_derivation
 from otbound.engine.conditionals import ConcreteConditionals, SymbolicConditionals

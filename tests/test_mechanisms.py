@@ -4,15 +4,14 @@ import math
 
 import numpy as np
 import pytest
-import sympy as sp
 from published import rr_thm_3_7, rr_thm_g1
 
 from otbound.engine.catalog import load_derivation
 from otbound.engine.symbols import N, q, r
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
-from otbound.numerics.pairs import FinitePair, MixturePair
-from otbound.numerics.problems import NumericProblem, insert_remove_pattern
+from otbound.numerics.pairs import MixturePair
+from otbound.numerics.problems import NumericProblem
 from otbound.numerics.renyi import log_psi
 from hand_written import poisson_problem, wor_group_terms, wor_substitution_problem
 
@@ -32,7 +31,6 @@ def same_problem(numeric: NumericProblem, other: NumericProblem) -> bool:
 
 @pytest.mark.parametrize("variant", range(9))
 def test_poisson_statement_is_the_engines_bound(variant):
-    from conftest import report_for
     derivation = load_derivation("003-thm-3.7")
     relation = derivation.variants[variant].relation
     (probability, problem), = derived_problems("003-thm-3.7", variant)

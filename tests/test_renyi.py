@@ -1,6 +1,7 @@
 """Ψ_α of dominating pairs: closed forms, quadrature, and agreement with independent oracles."""
 
 import math
+import time
 
 import mpmath as mp
 import numpy as np
@@ -10,9 +11,9 @@ from hypothesis import strategies as st
 
 from otbound.errors import InvalidSpecification
 from otbound.numerics.pairs import Family, FinitePair, MixturePair
-from otbound.verify.high_precision import log_binomial_weights
-from otbound.numerics.renyi import log_phi, log_psi, log_psi_curve
+from otbound.numerics.renyi import log_expm1, log_phi, log_psi, log_psi_curve
 from otbound.verify import high_precision as reference
+from otbound.verify.high_precision import log_binomial_weights
 
 
 def _some(cases, step):
@@ -168,3 +169,105 @@ def test_a_large_quadrature_error_is_carried_into_the_bound(monkeypatch):
     bound = log_psi(p, 3.5)
     exact = float(reference.precise_log_psi(p, 3.5)[0])
     assert bound.error > 1e-4 * exact and bound.value - 2 * bound.error <= exact <= bound.value
+
+
+# --- the fast Gaussian path: closed-form far peak, cells by branch and bound, shared nodes ----
+
+APPENDIX_B = np.floor(np.logspace(math.log10(2), 4, 121))
+
+
+def test_the_kronrod_rule_is_exact_to_degree_31_and_contains_the_gauss_rule():
+    from otbound.numerics import quadrature
+    nodes, weights = quadrature._NODES, quadrature._WEIGHTS
+    for k in range(32):
+        assert abs(weights @ nodes ** k - (k % 2 == 0) * 2 / (k + 1)) < 1e-15
+    gauss_nodes, gauss_weights = np.polynomial.legendre.leggauss(10)
+    assert np.allclose(nodes[quadrature._GAUSS], gauss_nodes, rtol=0, atol=1e-15)
+    assert np.allclose(quadrature._GAUSS_WEIGHTS, gauss_weights, rtol=1e-15, atol=0)
+
+
+def test_repeated_orders_give_the_same_values():
+    p = pair(Family.GAUSSIAN, 1.0, 2, 3, 0.1)
+    repeated = log_psi_curve(p, [2.0, 7.3, 2.0, 1000.0, 7.3])
+    once = log_psi_curve(p, [2.0, 7.3, 1000.0])
+    assert repeated == [once[0], once[1], once[0], once[2], once[1]]
+
+
+@pytest.mark.filterwarnings("error")
+def test_a_node_where_the_loss_vanishes_exactly_costs_no_warning():
+    # The Kronrod rule has a node at each panel's centre; for (1 − r) N(0) + r N(1) against N(0)
+    # the privacy loss is exactly zero at z = 1/2, with a zero error bound.
+    from otbound.numerics.renyi import _phi_sensitivity
+    assert _phi_sensitivity(2.0, np.array([0.0, 0.0]), np.array([0.0, 1e-17]))[0] == 0.0
+    removal = pair(Family.GAUSSIAN, 1.0, 0, 1, 0.2)
+    assert math.isfinite(log_psi(removal, 2.5).value)
+
+
+FAR_PEAKS = [(1.0, 0, 32, 0.2, 1000.0), (1.0, 16, 16, 0.2, 10_000.0),
+             (2.0, 31, 1, 0.01, 9999.5), (0.1, 0, 1, 1e-6, 7.3), (10.0, 2, 6, 0.5, 9999.5),
+             (0.3, 1, 1, 0.9, 100.5)]
+
+
+@pytest.mark.parametrize("sigma, inserted, removed, rate, alpha", FAR_PEAKS)
+def test_the_closed_form_far_peak_is_an_upper_bound_close_to_the_rigorous_oracle(
+        sigma, inserted, removed, rate, alpha):
+    import oracle
+
+    from otbound.numerics.renyi import _far_peak
+    p = pair(Family.GAUSSIAN, sigma, inserted, removed, rate)
+    assert _far_peak(p, np.array([alpha])).used[0]
+    bound = log_psi(p, alpha)
+    exact = float(oracle.mixture_log_psi(
+        oracle.poisson_group_pair(rate, inserted, removed, scale=sigma), alpha))
+    assert bound.value >= exact and bound.value - exact <= 1e-12 * exact
+
+
+def test_the_cells_of_each_order_are_disjoint_narrow_and_avoid_the_far_peak():
+    from otbound.numerics.renyi import _far_peak, _gaussian_cells
+    sigma, alphas = 1.0, np.array([1.0001, 1.5, 3.0, 40.0, 1000.0])
+    p = pair(Family.GAUSSIAN, sigma, 3, 5, 0.2)
+    far = _far_peak(p, alphas)
+    assert far.used[-1] and not far.used[0]
+    edges, owner, left_out = _gaussian_cells(p, alphas, far)
+    for order in range(alphas.size):
+        cells = edges[owner == order]
+        cells = cells[np.argsort(cells[:, 0])]
+        assert cells.size or far.used[order]
+        assert np.all(cells[1:, 0] >= cells[:-1, 1])
+        assert np.all(cells[:, 1] - cells[:, 0] <= 2 * sigma * (1 + 1e-9))
+        if far.used[order]:
+            low, high = far.center[order] - 12 * sigma, far.center[order] + 12 * sigma
+            assert np.all((cells[:, 1] <= low) | (cells[:, 0] >= high))
+    # the bound on what the cells leave out is far below Ψ − 1
+    values = np.array([b.value for b in log_psi_curve(p, alphas)])
+    assert np.all(left_out < log_expm1(values) - 50)
+
+
+# σ, r, (K₊, K₋), α: extremes of every parameter, and the App. B orders of the K = 32 curve
+ORACLE_GRID = [(s, r, shape, a) for s, r, shape, a in [
+    (0.1, 1e-6, (0, 32), 1.0001), (0.1, 0.2, (32, 0), 10_000.0), (0.1, 0.9, (16, 16), 2.5),
+    (0.3, 1e-3, (1, 31), 7.3), (1.0, 0.2, (16, 16), 1.001), (1.0, 0.01, (31, 1), 33.3),
+    (1.0, 1.0, (3, 5), 100.5), (2.0, 0.2, (0, 32), 3.0), (2.0, 1e-6, (8, 0), 9999.5),
+    (10.0, 0.5, (4, 4), 256.0), (10.0, 0.2, (32, 0), 1.01), (1000.0, 0.01, (16, 16), 10_000.0),
+    (1000.0, 1e-6, (1, 0), 1.5), (1.0, 0.2, (20, 12), 12.0), (2.0, 0.01, (5, 27), 22.0),
+    (0.5, 0.5, (1, 7), 1000.0)]]
+
+
+@pytest.mark.parametrize("sigma, rate, shape, alpha", _some(ORACLE_GRID, 2))
+def test_extreme_gaussian_pairs_are_upper_bounds_of_the_rigorous_oracle(sigma, rate, shape,
+                                                                         alpha):
+    import oracle
+    inserted, removed = shape
+    bound = log_psi(pair(Family.GAUSSIAN, sigma, inserted, removed, rate), alpha)
+    exact = float(oracle.mixture_log_psi(
+        oracle.poisson_group_pair(rate, inserted, removed, scale=sigma), alpha))
+    assert bound.value >= exact
+    assert bound.value - exact <= 1e-10 * exact + 1e-300
+
+
+def test_the_k32_group_curve_takes_well_under_a_second():
+    # 121 orders, every shape K₊ + K₋ = 32 (it took tens of seconds before the fast path).
+    start = time.perf_counter()
+    for inserted in range(33):
+        log_psi_curve(pair(Family.GAUSSIAN, 1.0, inserted, 32 - inserted, 0.2), APPENDIX_B)
+    assert time.perf_counter() - start < 5.0

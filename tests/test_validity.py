@@ -3,8 +3,7 @@
 from dataclasses import replace
 from fractions import Fraction
 
-from otbound import (Case, Copy, Coupling, InsertInRandomOrder, ReplaceRandomMember, Variant,
-                     Verdict, run)
+from otbound import Copy, Coupling, InsertInRandomOrder, ReplaceRandomMember, Verdict, run
 from otbound.engine.catalog import load_derivation
 from otbound.engine.conditionals import ConcreteConditionals, SymbolicConditionals
 from otbound.engine.symbols import q, r

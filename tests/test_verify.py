@@ -1,7 +1,6 @@
 """The verifier: tightness of claimed bounds, adversarial soundness search, Monte Carlo, mutations."""
 
 import json
-import math
 from fractions import Fraction
 from functools import lru_cache
 

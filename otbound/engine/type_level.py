@@ -101,6 +101,7 @@ class _Analysis:
         self.vectors = {label: self._vectors(label) for label in case.labels}
         self.probability = {label: self._event_probability(label) for label in case.labels}
         self._between: dict[tuple[str, str], float] = {}
+        self._to_support: dict[tuple[Counts, int | None, str], float] = {}
         self._types: dict[str, list] = {}
 
     def _referenced(self) -> list[frozenset]:
@@ -248,8 +249,12 @@ class _Analysis:
 
     def to_support(self, counts: Counts, offset: int | None, label: str) -> float:
         """``d_Y(y, supp s_label)`` (001 Def. D.2), over every type the event allows."""
-        return min((self._distance(counts, offset, other) for other in self.vectors[label]),
-                   default=UNBOUNDED)
+        key = (counts, offset, label)
+        if key not in self._to_support:
+            self._to_support[key] = min(
+                (self._distance(counts, offset, other) for other in self.vectors[label]),
+                default=UNBOUNDED)
+        return self._to_support[key]
 
     def between(self, t: str, u: str) -> float:
         """``d_Y(supp s_t, supp s_u)`` (001 Def. D.3)."""

@@ -204,84 +204,94 @@ def evaluate(derived: DerivedBound, values: Mapping[str, object]) -> list[list[T
     exact = numeric_values(derived, values)
     digits = 30 + max((len(str(abs(v.p))) + len(str(v.q)) for v in exact.values()), default=0)
     with mp.workdps(digits):
+        logs = _LogValues(exact)
         cases = []
         for case in derived.bound.cases:
-            logs = [_log_probability(p, exact, f"term probability {p}") for p, _ in case.terms]
-            _check_total(logs, f"the term probabilities of case {case.name}")
-            cases.append([Term(float(log_p), _numeric_problem(problem, exact))
-                          for log_p, (_, problem) in zip(logs, case.terms) if log_p > -mp.inf])
+            term_logs = [logs.probability(p, f"term probability {p}") for p, _ in case.terms]
+            _check_total(term_logs, f"the term probabilities of case {case.name}")
+            cases.append([Term(float(log_p), _numeric_problem(problem, logs))
+                          for log_p, (_, problem) in zip(term_logs, case.terms)
+                          if log_p > -mp.inf])
         return cases
 
 
-def _log_probability(expr: "sp.Expr", exact: dict, what: str):
-    """``log`` of a probability expression at exact values, as an mpmath number (``-inf`` for
-    zero); refuses a value outside ``[0, 1]``."""
-    import sympy as sp
+class _LogValues:
+    """``log`` of expressions at exact values of their symbols, as mpmath numbers, without
+    forming huge integers (binomials through log-gamma); sub-expressions shared by many
+    probabilities (``(1 − r)^k``, ``binomial(N, q)`` …) are evaluated once."""
 
-    with sp.evaluate(False):   # no binomial of 10⁹ is ever formed as an integer
-        substituted = expr.xreplace(exact)
-    value = _log_value(substituted)
-    if value is None or value > mp.mpf(10) ** (-mp.mp.dps + 10):
-        raise UnsupportedOperation(f"{what} is not a probability at these values")
-    return min(value, mp.mpf(0))
+    def __init__(self, exact: dict) -> None:
+        self.exact = exact
+        self._memo: dict = {}
 
+    def probability(self, expr: "sp.Expr", what: str):
+        """``log`` of a probability (``-inf`` for zero); refuses a value outside ``[0, 1]``."""
+        value = self.log(expr)
+        if value is None or value > mp.mpf(10) ** (-mp.mp.dps + 10):
+            raise UnsupportedOperation(f"{what} is not a probability at these values")
+        return min(value, mp.mpf(0))
 
-def _log_value(expr: "sp.Expr"):
-    """``log`` of a positive expression built from numbers by products, powers and binomials
-    (``-inf`` for zero, ``None`` for a negative or non-numeric value), without forming huge
-    integers: binomials through log-gamma."""
-    import sympy as sp
+    def log(self, expr: "sp.Expr"):
+        """``log`` of a positive expression built from numbers and symbols by sums, products,
+        powers and binomials (``-inf`` for zero, ``None`` for a negative or non-numeric value)."""
+        if expr not in self._memo:
+            self._memo[expr] = self._log(expr)
+        return self._memo[expr]
 
-    if expr.is_Rational:
-        return None if expr < 0 else (-mp.inf if expr == 0 else mp.log(mp.mpf(expr.p) / expr.q))
-    if expr.is_Mul:
-        parts = [_log_value(arg) for arg in expr.args]
-        return None if None in parts else mp.fsum(parts)
-    if expr.is_Pow:
-        base = _log_value(expr.base)
-        if base is None or not expr.exp.is_Rational:
-            return None
-        exponent = mp.mpf(expr.exp.p) / expr.exp.q
-        return -mp.inf if base == -mp.inf and exponent > 0 else base * exponent
-    if isinstance(expr, sp.binomial):
-        n, k = (a.doit() for a in expr.args)   # small integer arithmetic, such as N − 3
-        if not (n.is_Integer and k.is_Integer):
-            return None
-        n, k = int(n), int(k)
-        if n < 0 or not 0 <= k <= n:
-            return None if n < 0 else -mp.inf
-        return mp.loggamma(n + 1) - mp.loggamma(k + 1) - mp.loggamma(n - k + 1)
-    if expr.is_Add:
-        value = mp.mpf(0)
-        for term in expr.args:
-            logarithm = _log_value(term) if _positive(term) else _log_value(-term)
-            if logarithm is None:
+    def _log(self, expr: "sp.Expr"):
+        import sympy as sp
+
+        if expr.is_Symbol:
+            expr = self.exact.get(expr, expr)
+        if expr.is_Rational:
+            if expr <= 0:
+                return -mp.inf if expr == 0 else None
+            return mp.log(mp.mpf(expr.p) / expr.q)
+        if expr.is_Mul:
+            parts = [self.log(arg) for arg in expr.args]
+            return None if None in parts else mp.fsum(parts)
+        if expr.is_Pow:
+            base = self.log(expr.base)
+            if base is None or not expr.exp.is_Rational:
                 return None
-            value += (1 if _positive(term) else -1) * mp.exp(logarithm)
-        return None if value < 0 else (-mp.inf if value == 0 else mp.log(value))
-    return None
+            exponent = mp.mpf(expr.exp.p) / expr.exp.q
+            return -mp.inf if base == -mp.inf and exponent > 0 else base * exponent
+        if isinstance(expr, sp.binomial):
+            n, k = (a.xreplace(self.exact) for a in expr.args)   # small: such as N − 3
+            if not (n.is_Integer and k.is_Integer):
+                return None
+            n, k = int(n), int(k)
+            if n < 0 or not 0 <= k <= n:
+                return None if n < 0 else -mp.inf
+            return mp.loggamma(n + 1) - mp.loggamma(k + 1) - mp.loggamma(n - k + 1)
+        if expr.is_Add:
+            value = mp.mpf(0)
+            for term in expr.args:
+                sign = -1 if term.could_extract_minus_sign() else 1
+                logarithm = self.log(sign * term)
+                if logarithm is None:
+                    return None
+                value += sign * mp.exp(logarithm)
+            return None if value < 0 else (-mp.inf if value == 0 else mp.log(value))
+        return None
 
 
-def _positive(term) -> bool:
-    return not term.could_extract_minus_sign()
-
-
-def _numeric_problem(problem, exact: dict) -> NumericProblem:
+def _numeric_problem(problem, logs: _LogValues) -> NumericProblem:
     """The problem at these values, without its components of weight zero (a component that
     does not enter the mixture changes nothing; the closure keeps the constraints it implied)."""
-    logs = {}
+    weights = {}
     for side in (problem.left, problem.right):
-        values = {c.label: _log_probability(c.weight, exact, f"weight of {c.label}")
-                  for c in side}
+        values = {c.label: logs.probability(c.weight, f"weight of {c.label}") for c in side}
         _check_total(list(values.values()), "the mixture weights")
-        logs |= {label: w for label, w in values.items() if w > -mp.inf}
+        weights |= {label: w for label, w in values.items() if w > -mp.inf}
     closed = problem.constraints.closure()
-    kept = [label for label in closed.labels if label in logs]
+    kept = [label for label in closed.labels if label in weights]
     constraints = ConstraintMatrix.from_pairs(kept, {
         (t, u): closed.bound(t, u) for t, u in itertools.combinations(kept, 2)})
-    return NumericProblem(np.array([float(logs[c.label]) for c in problem.left if c.label in logs]),
-                          np.array([float(logs[c.label]) for c in problem.right
-                                    if c.label in logs]), constraints)
+    return NumericProblem(
+        np.array([float(weights[c.label]) for c in problem.left if c.label in weights]),
+        np.array([float(weights[c.label]) for c in problem.right if c.label in weights]),
+        constraints)
 
 
 def _check_total(logs: list, what: str) -> None:

@@ -35,19 +35,25 @@ def log_sum_exp(values: np.ndarray, axis: int | None = None) -> np.ndarray:
     """
     values = np.asarray(values, dtype=float)
     if axis is None:
-        values, axis = values.reshape(1, -1), 1
-        return log_sum_exp(values, axis=1)[0]
-    values = np.moveaxis(values, axis, -1)
-    if values.shape[-1] == 0:
-        return np.full(values.shape[:-1], -np.inf)
-    index = np.argmax(values, axis=-1)[..., None]
-    top = np.take_along_axis(values, index, axis=-1)
+        return log_sum_exp(values.reshape(1, -1), axis=1)[0]
+    values = np.moveaxis(values, axis, 0)
+    if values.shape[0] == 0:
+        return np.full(values.shape[1:], -np.inf)
+    return _log_sum_and_shares(values)[0]
+
+
+def _log_sum_and_shares(logs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``log Σ_i e^{logs_i}`` along the first axis, and each term's share of the sum.
+
+    The terms below the largest are summed apart (``log1p``); ties with it count one each."""
+    top = logs.max(axis=0)
     finite = np.isfinite(top)
-    shifted = np.exp(values - np.where(finite, top, 0.0))
-    np.put_along_axis(shifted, index, 0.0, axis=-1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        total = np.where(finite, top + np.log1p(shifted.sum(axis=-1, keepdims=True)), top)
-    return total[..., 0]
+    with np.errstate(invalid="ignore", over="ignore"):
+        shifted = np.exp(logs - np.where(finite, top, 0.0))
+        below = logs < top
+        rest = shifted.sum(axis=0, where=below) + (np.count_nonzero(~below, axis=0) - 1)
+        total = np.where(finite, top + np.log1p(rest), top)
+        return total, shifted / (1 + rest)
 
 
 class Side(Enum):
@@ -154,11 +160,9 @@ class MixturePair:
         means, log_weights = self.components(side)
         lam = self.relative_log(means, z)
         logs = log_weights[:, None] + lam
-        result = log_sum_exp(logs, axis=0)
+        result, shares = _log_sum_and_shares(logs)
         # Far from zero: each log-term is off by ulps of its parts, the sum by ulps of itself.
         magnitude = np.abs(log_weights)[:, None] + np.abs(lam)
-        with np.errstate(over="ignore", invalid="ignore"):
-            shares = np.exp(logs - result[None, :])
         error = (shares * magnitude).sum(axis=0) + np.abs(logs.max(axis=0)) + np.abs(result)
         near = np.abs(lam).max(axis=0) < SMALL
         if near.any():
@@ -170,6 +174,14 @@ class MixturePair:
             small = (np.abs(terms) * (2 + magnitude[:, near])).sum(axis=0) / (1 + total)
             error[near] = np.where(use, small + np.abs(result[near]), error[near])
         return result, 4 * EPS * error
+
+    def loss_features(self, z: np.ndarray) -> np.ndarray:
+        """Rows ``log Q(z)``, the privacy loss ``log P(z) − log Q(z)`` and a bound on the loss's
+        absolute rounding error (the two relative logs' errors added), at every point of ``z``."""
+        relative_p, error_p = self._log_relative(Side.P, z)
+        relative_q, error_q = self._log_relative(Side.Q, z)
+        return np.stack([relative_q + self.log_reference(z), relative_p - relative_q,
+                         error_p + error_q])
 
     def log_loss(self, z: np.ndarray) -> np.ndarray:
         """The privacy loss ``log P(z) − log Q(z)``."""

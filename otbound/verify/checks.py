@@ -33,9 +33,8 @@ from otbound.numerics.hockey_stick import hockey_stick_curve
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
 from otbound.numerics.methods import terms_delta, terms_log_psi
 from otbound.numerics.pairs import MixturePair, log_sum_exp
-from otbound.numerics.problems import NumericProblem
+from otbound.numerics.problems import NumericProblem, Term
 from otbound.numerics.renyi import log_psi_curve
-from otbound.numerics.problems import Term
 from otbound.verify import divergence, montecarlo
 from otbound.verify.enumeration import additive_noise, output_pair, value_distribution
 from otbound.verify.functions import LipschitzFunction, TableFunction
@@ -140,7 +139,7 @@ class Finding:
 
     @property
     def passed(self) -> bool:
-        return self.verdict in ("tight", "sound", "consistent", "caught")
+        return self.verdict in ("tight", "sound", "consistent", "uninformative", "caught")
 
     def to_json(self) -> dict:
         def number(value: float) -> float | None:  # NaN: nothing was measured (valid JSON)
@@ -323,7 +322,8 @@ def check_monte_carlo(instance: Instance, mechanism: Mechanism, kind: str, funct
                       worst_case: bool, samples: int, rng: np.random.Generator,
                       point: float) -> Finding:
     """A sampled estimate of δ(ε) (``kind = "ADP"``) or Ψ_α (``"RDP"``): the bound is never below
-    the interval, and at the worst case the interval contains it."""
+    the interval, and at the worst case the interval contains it; an interval too wide to refute
+    the bound is "uninformative"."""
     x, _ = instance.datasets
     pair = instance.exact_pair(mechanism, function)
     outputs = montecarlo.sample_outputs(instance.scheme, x, function, mechanism, samples, rng)
@@ -337,6 +337,8 @@ def check_monte_carlo(instance: Instance, mechanism: Mechanism, kind: str, funct
     above = bound >= estimate.lower
     inside = estimate.lower <= bound <= estimate.upper
     verdict = "consistent" if above and (inside or not worst_case) else "INCONSISTENT"
+    if verdict == "consistent" and not estimate.informative(bound):
+        verdict = "uninformative"
     return Finding(f"Monte Carlo {kind}" + (" (worst case)" if worst_case else ""),
                    {**instance.describe(), "mechanism": mechanism.name, "samples": samples,
                     **where},
