@@ -6,7 +6,8 @@ loaded on first use, so that ``import otbound`` (and the command line) start fas
 - the engine (``otbound.engine``): schemes, relations, events, couplings, derivations;
 - the numbers (``otbound.numerics``): settings, mechanisms, RDP and (ε, δ) by method;
 - accounting (``otbound.accounting``): steps, composition, the RDP and PLD accountants;
-- verification (``otbound.verify``): exact enumeration, adversarial search, Monte Carlo.
+- verification (``otbound.verify``): exact enumeration, adversarial search, Monte Carlo;
+- audits (``otbound.audit``): published claims as data, judged with witnesses.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ _EXPORTS = {
     "otbound.accounting.accountant": ["Guarantee", "account"],
     "otbound.accounting.pld": ["step_pld"],
     "otbound.verify.runner": ["VerifyReport", "verify_derivation"],
+    "otbound.audit.claims": ["Claim", "Quantity", "Reference", "grid"],
+    "otbound.audit.runner": ["run_audits"],
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 

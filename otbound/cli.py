@@ -5,8 +5,9 @@ derives one bound and prints it with its checks; ``otbound derive --all`` runs e
 prints a summary table. ``otbound rdp`` and ``otbound adp`` evaluate the privacy of one subsampled
 step; ``otbound account`` composes many steps into (ε, δ) with an RDP or PLD accountant;
 ``otbound verify`` checks a derivation by exact enumeration, Monte Carlo and an adversarial
-soundness search. Exit codes: 0 on success, 1 when a check fails (or otbound itself fails: an
-internal error), 2 for bad input.
+soundness search; ``otbound audit`` judges published bounds (``audits/``) against otbound's.
+Exit codes: 0 on success, 1 when a check fails or an audited claim is unsound (or otbound itself
+fails: an internal error), 2 for bad input.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from typing import TYPE_CHECKING
 # Only what building the parser needs is imported here (no numpy); each command imports the
 # rest when it runs, so that --help needs no scipy and one RDP point no sympy or dp_accounting.
 from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Neighbouring
-from otbound.errors import (DerivationFileError, InvalidSpecification, OtboundError,
-                            UnsupportedOperation)
+from otbound.errors import (AuditFileError, DerivationFileError, InvalidSpecification,
+                            OtboundError, UnsupportedOperation)
 
 if TYPE_CHECKING:
     from otbound.accounting.steps import Step
@@ -85,7 +86,23 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--json", action="store_true", help="print one JSON object")
         command.set_defaults(handler=handler)
     _add_account(commands)
+    _add_audit(commands)
     return parser
+
+
+def _add_audit(commands) -> None:
+    audit = commands.add_parser("audit", help="judge published bounds against otbound's")
+    audit.add_argument("targets", nargs="*", metavar="NAME_OR_FILE",
+                       help="audit entries (names, file stems or paths)")
+    audit.add_argument("--all", action="store_true", help="every bundled entry")
+    audit.add_argument("--list", action="store_true", help="list the bundled entries")
+    audit.add_argument("--json", action="store_true", help="print one JSON object")
+    audit.add_argument("--markdown", nargs="?", const="docs/audit.md", metavar="PATH",
+                       help="write the report with its plots (default docs/audit.md)")
+    audit.add_argument("--workers", type=int, help="local processes (default: one per core)")
+    audit.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run on a Dask distributed cluster (pip install 'otbound[dask]')")
+    audit.set_defaults(handler=_audit)
 
 
 def _numbers(flag: str):
@@ -167,12 +184,13 @@ _FLAGS = {
     "method": "--method", "max_batch": "--max-batch", "neighbouring": "--neighbouring",
     "accountant": "--accountant", "conversion": "--conversion",
     "discretisation": "--discretisation", "seed": "--seed", "samples": "--samples",
-    "max_n": "--max-n",
+    "max_n": "--max-n", "workers": "--workers",
 }
 """The flag of each library parameter that a command sets, for the library's error messages."""
 _SETTING = re.compile(r"(?<![\w-])([a-z_]+)=(?:'([^']*)'|([^\s,;:)'\"]+))")
 _NAME = re.compile(r"(?<![\w-])[a-z_]+(?![\w=-])")
-_USER_ERRORS = (InvalidSpecification, UnsupportedOperation, DerivationFileError, _UsageError)
+_USER_ERRORS = (InvalidSpecification, UnsupportedOperation, DerivationFileError, AuditFileError,
+                _UsageError)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -440,6 +458,31 @@ def _verify(args: argparse.Namespace) -> int:
     print(json.dumps(report.to_json(timings=args.timings), indent=2, ensure_ascii=False)
           if args.json else report.to_text())
     return EXIT_OK if report.passed else EXIT_FAILED
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from otbound.audit.catalog import bundled_claims, find_claim
+
+    if sum((bool(args.targets), args.all, args.list)) != 1:
+        raise _UsageError("audit needs entries (NAME_OR_FILE ...), --all or --list")
+    if args.list:
+        for path, claim in bundled_claims():
+            print(f"{claim.name:34} {path.stem:34} {claim.citation}")
+        return EXIT_OK
+    from otbound.audit.report import to_json, to_text, write_markdown
+    from otbound.audit.runner import run_audits
+    from otbound.audit.verdict import AuditVerdict
+
+    entries = bundled_claims() if args.all else [find_claim(t) for t in args.targets]
+    results = run_audits(entries, workers=args.workers, scheduler=args.scheduler)
+    if args.markdown:
+        from pathlib import Path
+
+        write_markdown(results, Path(args.markdown))
+        print(f"wrote {args.markdown}", file=sys.stderr)
+    print(json.dumps(to_json(results), indent=2, ensure_ascii=False) if args.json
+          else to_text(results))
+    return EXIT_FAILED if any(r.verdict is AuditVerdict.UNSOUND for r in results) else EXIT_OK
 
 
 def _summary(reports: list[DerivationReport]) -> str:

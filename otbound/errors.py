@@ -37,6 +37,10 @@ class DerivationFileError(OtboundError):
     """A derivation file is missing, malformed, or does not define a derivation."""
 
 
+class AuditFileError(OtboundError):
+    """An audit entry file is missing, malformed, or does not define a claim."""
+
+
 class InternalError(OtboundError):
     """otbound failed where it should not have: a defect to report, not a fault of the input."""
 

@@ -26,7 +26,7 @@ def wheel_names(tmp_path_factory) -> set[str]:
     source = tmp_path_factory.mktemp("source")
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, source / name)
-    for folder in ("otbound", "derivations"):
+    for folder in ("otbound", "derivations", "audits"):
         shutil.copytree(ROOT / folder, source / folder, ignore=IGNORED)
     out = tmp_path_factory.mktemp("wheel")
     result = subprocess.run(

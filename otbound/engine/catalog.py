@@ -45,31 +45,38 @@ def _installed_directory() -> Path | None:
 
 def load_file(path: Path) -> Derivation:
     """The ``DERIVATION`` defined by the Python file at ``path``."""
-    path = Path(path)
+    return load_definition(Path(path), "DERIVATION", Derivation, "derivation",
+                           DerivationFileError)
+
+
+def load_definition(path: Path, attribute: str, kind: type, what: str,
+                    error: type[Exception]):
+    """The object named ``attribute`` (an instance of ``kind``) that the Python file at ``path``
+    defines; ``error`` (naming the file as a ``what`` file) when there is none or the file fails.
+    """
     if not path.is_file():
-        raise DerivationFileError(f"derivation file {str(path)!r} does not exist")
+        raise error(f"{what} file {str(path)!r} does not exist")
     if path.suffix != ".py":
-        raise DerivationFileError(f"derivation file {str(path)!r} must be a Python file (.py)")
-    spec = importlib.util.spec_from_file_location(f"otbound_derivation_{path.stem}", path)
+        raise error(f"{what} file {str(path)!r} must be a Python file (.py)")
+    spec = importlib.util.spec_from_file_location(f"otbound_{what}_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     try:
         # Whatever the file prints goes to stderr, so that stdout stays one clean result (JSON).
         with contextlib.redirect_stdout(sys.stderr):
             spec.loader.exec_module(module)
-    except BaseException as error:  # noqa: BLE001
-        # A derivation file is user input: whatever it raises, even SystemExit or
+    except BaseException as failure:  # noqa: BLE001
+        # A definition file is user input: whatever it raises, even SystemExit or
         # KeyboardInterrupt, is reported as a bad file, never propagated.
-        raise DerivationFileError(
-            f"derivation file {str(path)!r} could not be loaded: {_one_line(error)}") from error
-    if not hasattr(module, "DERIVATION"):
-        raise DerivationFileError(
-            f"derivation file {str(path)!r} does not define DERIVATION = otbound.Derivation(...)")
-    derivation = module.DERIVATION
-    if not isinstance(derivation, Derivation):
-        raise DerivationFileError(
-            f"derivation file {str(path)!r} defines DERIVATION of type "
-            f"{type(derivation).__name__}, not otbound.Derivation")
-    return derivation
+        raise error(f"{what} file {str(path)!r} could not be loaded: "
+                    f"{_one_line(failure)}") from failure
+    if not hasattr(module, attribute):
+        raise error(f"{what} file {str(path)!r} does not define {attribute} = "
+                    f"otbound.{kind.__name__}(...)")
+    value = getattr(module, attribute)
+    if not isinstance(value, kind):
+        raise error(f"{what} file {str(path)!r} defines {attribute} of type "
+                    f"{type(value).__name__}, not otbound.{kind.__name__}")
+    return value
 
 
 def _one_line(error: BaseException) -> str:
@@ -94,6 +101,14 @@ def load_derivation(name_or_path: str) -> Derivation:
     if name_or_path.endswith(".py") or os.sep in name_or_path:
         return load_file(Path(name_or_path))
     wanted = name_or_path.lower()
+    directory = catalogue_directory()
+    # the files that mention the name are tried first, so one lookup loads one file
+    likely = [path for path in sorted(directory.glob("*.py")) if not path.name.startswith("_")
+              and (path.stem.lower() == wanted or f'"{wanted}"' in path.read_text().lower())]
+    for path in likely:
+        derivation = load_file(path)
+        if wanted in (derivation.name.lower(), path.stem.lower()):
+            return derivation
     for path, derivation in bundled_derivations():
         if wanted in (derivation.name.lower(), path.stem.lower()):
             return derivation

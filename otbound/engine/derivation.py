@@ -9,6 +9,7 @@ coupling (exactly on instances, symbolically for general dataset size), check
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 from collections import defaultdict
@@ -161,7 +162,9 @@ class Derivation:
         if not known:
             return self
         checked = {name: known[name].check(value) for name, value in values.items()}
-        return replace(self, variants=(self.variant_for(**checked),))
+        chosen = copy.copy(self)   # the grid is unchanged: no need to check it again
+        object.__setattr__(chosen, "variants", (self.variant_for(**checked),))
+        return chosen
 
 
 def _check_grid_point(derivation: Derivation, values: Mapping[sp.Symbol, object]) -> None:

@@ -1,0 +1,1 @@
+"""Audits of published amplification bounds: claims as data, verdicts with witnesses, reports."""

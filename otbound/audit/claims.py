@@ -1,0 +1,114 @@
+"""A published amplification bound as data: the claim, where it is claimed, and what to hold it to.
+
+An audit entry is a Python file in ``audits/`` that defines ``CLAIM = otbound.Claim(...)``. The
+claim is a formula written from the paper's statement: ``claimed(point)`` gives the claimed
+``ε(α)`` (an RDP curve), ``δ(ε)`` (a privacy profile) or ``ε(δ)`` at one point of its grid.
+``reference(point)`` gives what otbound knows about the same quantity for the same setting: a
+sound upper bound, and the exact divergence of a concrete construction (datasets and mechanism)
+as a lower bound — equal, to the numerical error, where otbound's bound is tight.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Callable, Mapping
+
+from otbound.errors import InvalidSpecification
+
+Point = Mapping[str, float]
+
+
+class Quantity(Enum):
+    """What a claim bounds, and the parameter its curve runs over."""
+
+    RDP = "rdp"
+    """``ε(α)`` of Rényi DP, at the point's ``alpha``."""
+    ADP = "adp"
+    """``δ(ε)``, at the point's ``epsilon``."""
+    EPSILON = "epsilon"
+    """``ε`` at the point's ``delta``."""
+
+    @property
+    def axis(self) -> str:
+        return {"rdp": "alpha", "adp": "epsilon", "epsilon": "delta"}[self.value]
+
+    @property
+    def symbol(self) -> str:
+        return {"rdp": "ε(α)", "adp": "δ(ε)", "epsilon": "ε(δ)"}[self.value]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """otbound's knowledge of the quantity at one point.
+
+    ``upper`` is a sound upper bound (rounded up by its error). ``lower`` is a lower bound on the
+    exact divergence of the ``witness`` construction (its computed value less its error), so no
+    sound claim may lie below it; ``None`` when no construction is known. ``confirm``, if given,
+    recomputes the witness's divergence independently (the high-precision oracle), to confirm an
+    unsound verdict with a number that does not come from the fast path.
+    """
+
+    upper: float | None
+    lower: float | None
+    witness: str = ""
+    confirm: Callable[[], float] | None = field(default=None, compare=False)
+
+    @property
+    def tight(self) -> bool:
+        """Whether the two ends meet (to 1e-9): the exact value is known."""
+        if self.upper is None or self.lower is None:
+            return False
+        return self.upper - self.lower <= 1e-9 * max(abs(self.upper), 1e-300)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A published bound: its formula, setting, domain, citation and audit grid.
+
+    ``points`` are points of the claimed domain (each names every parameter ``claimed`` and
+    ``reference`` read, including ``quantity.axis``); ``series`` names the parameters that tell
+    the curves of one plot apart.
+    """
+
+    name: str
+    title: str
+    citation: str
+    setting: str
+    domain: str
+    quantity: Quantity
+    points: tuple[Point, ...]
+    claimed: Callable[[Point], float]
+    reference: Callable[[Point], Reference]
+    series: tuple[str, ...] = ()
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.name or any(c.isspace() for c in self.name):
+            raise InvalidSpecification(f"a claim's name must be one word, got {self.name!r}",
+                                       parameter="name")
+        if not isinstance(self.quantity, Quantity):
+            raise InvalidSpecification(f"quantity must be a Quantity, got {self.quantity!r}",
+                                       parameter="quantity")
+        object.__setattr__(self, "points", tuple(dict(p) for p in self.points))
+        if not self.points:
+            raise InvalidSpecification(f"claim {self.name} has no points to audit",
+                                       parameter="points")
+        for point in self.points:
+            if self.quantity.axis not in point:
+                raise InvalidSpecification(f"claim {self.name}: the point {point} has no "
+                                           f"{self.quantity.axis}", parameter="points")
+            for key, value in point.items():
+                if not (isinstance(value, (int, float)) and math.isfinite(value)):
+                    raise InvalidSpecification(f"claim {self.name}: parameter {key} must be a "
+                                               f"finite number, got {value!r}",
+                                               parameter="points")
+
+
+def grid(**axes) -> tuple[dict, ...]:
+    """Every combination of the given values: ``grid(rate=[0.01, 0.1], alpha=[2, 8])``."""
+    points: list[dict] = [{}]
+    for name, values in axes.items():
+        points = [{**point, name: value} for point in points for value in values]
+    return tuple(points)

@@ -1,0 +1,172 @@
+"""What otbound holds a claim to: its bound, and a construction whose exact divergence meets it.
+
+* :func:`subsampled` — a built-in setting (Poisson, group or not; sampling without replacement)
+  through the one pipeline. Where the mechanism's solver is tight, each case's dominating pair is
+  the output distribution of a concrete pair of datasets and a concrete ``f`` (001 F.1, G.2, G.3,
+  003 M.3): its divergence, less its error, is the lower end, and the high-precision oracle
+  confirms it independently. Elsewhere only the upper end is known.
+* :func:`conversion` — the optimal RDP → (ε, δ) conversion of seed 004, attained by a Bernoulli
+  pair that satisfies the RDP constraint.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from otbound.audit.claims import Quantity, Reference
+from otbound.errors import UnsupportedOperation
+from otbound.numerics.mechanisms import Mechanism
+from otbound.numerics.pairs import FinitePair, MixturePair
+from otbound.numerics.settings import Subsampling
+
+
+def subsampled(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
+               at: float) -> Reference:
+    """otbound's value of ``ε(α)`` (``quantity`` RDP, ``at = α``) or ``δ(ε)`` (ADP) for the
+    setting, with the worst case that attains it where the solver is tight."""
+    from otbound.numerics.methods import adp, rdp
+
+    candidates = []
+    try:
+        for where, terms in _named_cases(setting):
+            if len(terms) != 1:   # a mixture over constraint profiles: no single construction
+                raise UnsupportedOperation("several constraint profiles")
+            candidates += [(pair, values, where)
+                           for pair, values in mechanism.worst_components(terms[0].problem)]
+    except UnsupportedOperation:   # no tight solver: otbound's bound only
+        candidates = []
+    if not candidates:
+        method = "tight"
+        try:
+            value = (rdp if quantity is Quantity.RDP else adp)(setting, mechanism, method, [at])
+        except UnsupportedOperation:
+            method = "agnostic"
+            value = (rdp if quantity is Quantity.RDP else adp)(setting, mechanism, method, [at])
+        return Reference(value[0].value, None,
+                         f"otbound's {method} bound; no single worst-case construction")
+    judged = [(_divergence(pair, quantity, at), pair, values, where)
+              for pair, values, where in candidates]
+    upper = max(entry[0].value for entry in judged)
+    bound, pair, values, where = max(judged, key=lambda entry: entry[0].value - 2 * entry[0].error)
+    lower = math.nextafter(bound.value - 2 * bound.error, -math.inf)
+    scale = 1 / (at - 1) if quantity is Quantity.RDP else 1.0
+    return Reference(upper * scale, max(lower, 0.0) * scale,
+                     _witness(setting, where, mechanism, pair, values),
+                     lambda: _precise(pair, quantity, at) * scale)
+
+
+def _divergence(pair, quantity: Quantity, at: float):
+    from otbound.numerics.hockey_stick import hockey_stick
+    from otbound.numerics.renyi import log_psi
+
+    return log_psi(pair, at) if quantity is Quantity.RDP else hockey_stick(pair, at)
+
+
+def _precise(pair, quantity: Quantity, at: float) -> float:
+    """The pair's divergence by an independent high-precision evaluation (``log Ψ`` or ``δ``):
+    50-digit sums for finite pairs, the tanh-sinh oracle for mixtures."""
+    from otbound.verify.high_precision import precise_hockey_stick, precise_log_psi
+
+    if isinstance(pair, FinitePair):
+        import mpmath as mp
+
+        with mp.workdps(50):
+            p, q = ([mp.mpf(float(v)) for v in side] for side in (pair.p, pair.q))
+            if quantity is Quantity.RDP:
+                return float(mp.log(mp.fsum(a ** at * b ** (1 - at)
+                                            for a, b in zip(p, q) if a > 0)))
+            return float(mp.fsum(max(a - mp.e ** at * b, 0) for a, b in zip(p, q)))
+    if quantity is Quantity.RDP:
+        return float(precise_log_psi(pair, at)[0])
+    return float(precise_hockey_stick(pair, at)[0])
+
+
+def _named_cases(setting: Subsampling):
+    """``(where, terms)`` for every case of the setting's bundled derivations, ``where`` naming
+    the derivation, its structural parameters and the case."""
+    from otbound.numerics.derived import bundled, evaluate
+
+    for name, structural in setting.derivations():
+        derived = bundled(name, **structural)
+        shown = ", ".join(f"{k} = {v}" for k, v in structural.items())
+        for case, terms in zip(derived.bound.cases, evaluate(derived, setting.values())):
+            yield f"{name} ({shown}), case {case.name}", terms
+
+
+def _witness(setting: Subsampling, where: str, mechanism: Mechanism, pair,
+             values: np.ndarray) -> str:
+    """The construction in words: the datasets, ``f``, and the output distributions."""
+    shown = ", ".join(f"{v:.6g}" for v in np.asarray(values, dtype=float))
+    described = ", ".join(f"{k} = {v}" for k, v in setting.describe().items())
+    return (f"neighbouring datasets of {where} ({described}; N large enough to hold every "
+            f"batch); f takes the values ({shown}) on the batches of the events of the mixture "
+            f"components (x's, then x''s); {mechanism.name} noise; outputs {_pair_text(pair)} "
+            f"(worst case: {mechanism.worst_case_source})")
+
+
+def _pair_text(pair) -> str:
+    if isinstance(pair, MixturePair):
+        def side(means, logs):
+            return " + ".join(f"{math.exp(w):.6g}·D({m:.6g})" for m, w in zip(means, logs))
+        return (f"P = {side(pair.p_means, pair.p_log_weights)}, Q = "
+                f"{side(pair.q_means, pair.q_log_weights)} with {pair.family.value} scale "
+                f"{pair.scale:.6g}")
+    return f"P = {np.array2string(pair.p, precision=6)}, Q = {np.array2string(pair.q, precision=6)}"
+
+
+def conversion(alpha: float, rho: float, quantity: Quantity, at: float) -> Reference:
+    """The optimal conversion of one RDP guarantee ``(α, ρ)`` (seed 004): ``ε(δ)`` with
+    ``quantity`` EPSILON (``at = δ``) or ``δ(ε)`` with ADP, and the Bernoulli pair attaining it
+    (checked to satisfy the RDP constraint)."""
+    from otbound.accounting.conversion import optimal_delta, optimal_epsilon
+
+    if quantity is Quantity.EPSILON:
+        converted = optimal_epsilon(alpha, rho, at)
+        upper = converted.epsilon
+    else:
+        converted = optimal_delta(alpha, rho, at)
+        upper = converted.delta
+    p, q = _feasible(*converted.bernoulli, alpha, rho)
+    lower, witness = None, ""
+    if p is not None:
+        exact = _bernoulli_value(p, q, quantity, at)
+        lower = math.nextafter(float(exact) * (1 - 1e-12), -math.inf)
+        witness = (f"P = Bern({p:.12g}), Q = Bern({q:.12g}): (α = {alpha:g}, ρ = {rho:g})-RDP, "
+                   f"{'ε' if quantity is Quantity.EPSILON else 'δ'} = {float(exact):.12g} "
+                   "(seed 004)")
+    return Reference(upper, lower, witness,
+                     (lambda: float(_bernoulli_value(p, q, quantity, at))) if witness else None)
+
+
+def _feasible(p: float, q: float, alpha: float, rho: float) -> tuple[float | None, float]:
+    """The optimal pair ``(p, q)``, with ``p`` moved towards ``q`` by at most a relative 1e-6
+    of their gap until the pair satisfies the RDP constraint in 50 digits (the optimum lies on
+    its boundary, where rounding may leave it just outside); ``(None, q)`` if it does not."""
+    for shrink in (0.0, 1e-14, 1e-12, 1e-10, 1e-8, 1e-6):
+        moved = p - (p - q) * shrink
+        if _within_rdp(moved, q, alpha, rho):
+            return moved, q
+    return None, q
+
+
+def _within_rdp(p: float, q: float, alpha: float, rho: float) -> bool:
+    import mpmath as mp
+
+    with mp.workdps(50):
+        p, q = mp.mpf(p), mp.mpf(q)
+        psi = p ** alpha * q ** (1 - alpha) + (1 - p) ** alpha * (1 - q) ** (1 - alpha)
+        return bool(mp.log(psi) <= (alpha - 1) * mp.mpf(rho))
+
+
+def _bernoulli_value(p: float, q: float, quantity: Quantity, at: float):
+    """``ε`` at ``δ = at`` (largest ε with δ(ε) ≥ at is ``log((p − δ)/q)``) or ``δ`` at
+    ``ε = at`` of ``(Bern(p), Bern(q))``, in 50 digits."""
+    import mpmath as mp
+
+    with mp.workdps(50):
+        p, q = mp.mpf(p), mp.mpf(q)
+        if quantity is Quantity.EPSILON:
+            return mp.log((p - mp.mpf(at)) / q) if p > at else mp.mpf(0)
+        return max(p - mp.e ** mp.mpf(at) * q, 0)

@@ -1,0 +1,74 @@
+"""Running audits: every point of every entry's grid, in parallel.
+
+A task is one point of one entry, named by the entry file's path and the point's index, so that
+it can run anywhere the file can be read: in this process (``workers=1``), in local processes
+(the default, one per core), or on a Dask distributed cluster (``scheduler=ADDRESS``, or a
+``distributed.Client``; the optional extra ``otbound[dask]``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from otbound.audit.catalog import load_claim_file
+from otbound.audit.claims import Claim
+from otbound.audit.verdict import EntryResult, PointResult, judge_point
+from otbound.errors import InvalidSpecification, UnsupportedOperation
+
+Task = tuple[str, int]
+
+
+@functools.lru_cache(maxsize=64)
+def _claim(path: str) -> Claim:
+    return load_claim_file(path)
+
+
+def judge_task(task: Task) -> PointResult:
+    """One point of one entry (what a worker runs)."""
+    path, index = task
+    claim = _claim(path)
+    return judge_point(claim, claim.points[index])
+
+
+def run_audits(entries: list[tuple[Path, Claim]], workers: int | None = None,
+               scheduler=None) -> list[EntryResult]:
+    """Every entry judged at every point of its grid."""
+    if workers is not None and workers < 1:
+        raise InvalidSpecification(f"workers must be at least 1, got {workers}",
+                                   parameter="workers")
+    tasks = [(str(path), index) for path, claim in entries for index in range(len(claim.points))]
+    results = iter(_map(tasks, workers, scheduler))
+    return [EntryResult(claim, tuple(next(results) for _ in claim.points))
+            for _, claim in entries]
+
+
+def _map(tasks: list[Task], workers: int | None, scheduler) -> list[PointResult]:
+    if scheduler is not None:
+        return _on_dask(tasks, scheduler)
+    workers = workers or os.cpu_count() or 1
+    if workers == 1 or len(tasks) == 1:
+        return [judge_task(task) for task in tasks]
+    # spawn: the workers start clean (no inherited threads of numpy or sympy caches)
+    import multiprocessing
+
+    with ProcessPoolExecutor(max_workers=workers,
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        return list(pool.map(judge_task, tasks, chunksize=max(1, len(tasks) // (4 * workers))))
+
+
+def _on_dask(tasks: list[Task], scheduler) -> list[PointResult]:
+    """The tasks on a Dask cluster: ``scheduler`` is its address or a ``distributed.Client``."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UnsupportedOperation("--scheduler needs Dask distributed: pip install "
+                                   "'otbound[dask]'") from None
+    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    try:
+        return client.gather(client.map(judge_task, tasks, pure=False))
+    finally:
+        if client is not scheduler:
+            client.close()

@@ -1,0 +1,142 @@
+"""Verdicts: a claim against otbound's reference, point by point and over its grid.
+
+At a point, with the reference's bracket ``[lower, upper]`` around the exact value:
+
+* **unsound** — the claim is below ``lower``: a concrete construction has a larger divergence
+  than claimed. The construction's divergence is recomputed by the independent high-precision
+  oracle, and the verdict stands only if that number is above the claim too;
+* **tight** — the bracket is narrow (1e-8) and the claim lies in it (to 1e-9);
+* **sound** — the claim is at least ``upper``;
+* **undecided** — the claim lies between a lower end and an upper end that do not meet, or one
+  of them is unknown.
+
+Over the grid: unsound if any point is, else undecided if any point is, else tight if every
+point is, else sound but loose, with the largest and median ratio ``claim / upper``.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+from enum import Enum
+
+from otbound.audit.claims import Claim, Point, Reference
+from otbound.errors import AuditFileError, UnsupportedOperation
+
+RELATIVE = 1e-9
+"""Relative tolerance of the comparisons (the claims are evaluated in double precision)."""
+ABSOLUTE = 1e-300
+"""Values this small are equal: a δ of 1e-320 is no witness."""
+
+
+class AuditVerdict(Enum):
+    TIGHT = "tight"
+    LOOSE = "sound but loose"
+    UNSOUND = "UNSOUND"
+    UNDECIDED = "undecided"
+
+
+@dataclass(frozen=True)
+class PointResult:
+    """One point of the grid: the claim, the reference, and the point's status."""
+
+    point: dict
+    claimed: float
+    upper: float | None
+    lower: float | None
+    status: str
+    witness: str = ""
+    confirmed: float | None = None
+    """The witness's divergence recomputed by the high-precision oracle (unsound points)."""
+
+    @property
+    def ratio(self) -> float | None:
+        """``claim / upper`` (``None`` without an upper end; 1 when both are zero)."""
+        if self.upper is None:
+            return None
+        if self.upper <= ABSOLUTE:
+            return 1.0 if self.claimed <= ABSOLUTE else math.inf
+        return self.claimed / self.upper
+
+
+def judge_point(claim: Claim, point: Point) -> PointResult:
+    """Evaluate the claim and the reference at ``point`` and compare them."""
+    try:
+        claimed = float(claim.claimed(point))
+    except (ArithmeticError, ValueError) as error:
+        raise AuditFileError(f"audit entry {claim.name}: the claimed formula fails at "
+                             f"{dict(point)}: {type(error).__name__}: {error}") from error
+    if math.isnan(claimed):
+        raise AuditFileError(f"audit entry {claim.name}: the claimed formula is NaN at "
+                             f"{dict(point)}")
+    try:
+        reference = claim.reference(point)
+    except UnsupportedOperation as error:
+        return PointResult(dict(point), claimed, None, None, "undecided",
+                           f"otbound has no reference here: {error}")
+    status = _status(claimed, reference)
+    if status != "unsound":
+        return PointResult(dict(point), claimed, reference.upper, reference.lower, status)
+    confirmed = reference.confirm() if reference.confirm is not None else None
+    if confirmed is not None and not _below(claimed, confirmed):
+        return PointResult(dict(point), claimed, reference.upper, reference.lower, "undecided",
+                           f"the fast lower end {reference.lower:.12g} is above the claim, but "
+                           f"the high-precision oracle gives {confirmed:.12g}", confirmed)
+    return PointResult(dict(point), claimed, reference.upper, reference.lower, "unsound",
+                       reference.witness, confirmed)
+
+
+def _status(claimed: float, reference: Reference) -> str:
+    if reference.lower is not None and _below(claimed, reference.lower):
+        return "unsound"
+    if reference.tight and claimed <= reference.upper * (1 + RELATIVE) + ABSOLUTE:
+        return "tight"
+    if reference.upper is not None and not _below(claimed, reference.upper):
+        return "sound"
+    return "undecided"
+
+
+def _below(claimed: float, value: float) -> bool:
+    """Whether the claim is below ``value`` by more than the tolerances."""
+    return claimed < value * (1 - RELATIVE) - ABSOLUTE
+
+
+@dataclass(frozen=True)
+class EntryResult:
+    """A claim's verdict over its grid."""
+
+    claim: Claim
+    points: tuple[PointResult, ...]
+
+    @property
+    def verdict(self) -> AuditVerdict:
+        statuses = {p.status for p in self.points}
+        if "unsound" in statuses:
+            return AuditVerdict.UNSOUND
+        if "undecided" in statuses:
+            return AuditVerdict.UNDECIDED
+        if statuses == {"tight"}:
+            return AuditVerdict.TIGHT
+        return AuditVerdict.LOOSE
+
+    @property
+    def ratios(self) -> list[float]:
+        return [p.ratio for p in self.points if p.ratio is not None and math.isfinite(p.ratio)]
+
+    @property
+    def largest_ratio(self) -> float | None:
+        return max(self.ratios, default=None)
+
+    @property
+    def median_ratio(self) -> float | None:
+        return statistics.median(self.ratios) if self.ratios else None
+
+    @property
+    def witness(self) -> PointResult | None:
+        """The unsound point where the claim falls furthest below the construction."""
+        unsound = [p for p in self.points if p.status == "unsound"]
+        return min(unsound, key=lambda p: p.claimed / max(p.lower, ABSOLUTE), default=None)
+
+    def count(self, status: str) -> int:
+        return sum(p.status == status for p in self.points)
