@@ -140,3 +140,30 @@ def test_an_audit_runs_on_a_dask_local_cluster(capsys):
 def test_every_bundled_entry_loads():
     names = [claim.name for _, claim in bundled_claims()]
     assert len(names) == len(set(names)) and "mironov-2017-rdp-to-dp" in names
+
+
+def test_a_distance_constraint_lowered_by_one_is_caught():
+    # 001 Thm. 4.1, K = 2 removals, with d(ŷ_A3, ŷ_E1) <= 2 lowered to <= 1: every component is
+    # then within 1 of ŷ_E1, and the Gaussian optimum puts A2 and A3 together at distance 1.
+    import numpy as np
+
+    from otbound.audit.references import subsampled
+    from otbound.numerics.mechanisms import gaussian
+    from otbound.numerics.pairs import Family, MixturePair
+    from otbound.numerics.renyi import log_psi
+    from otbound.numerics.settings import Subsampling
+
+    def claimed(p):
+        stay = (1 - p["r"]) ** 2
+        pair = MixturePair(Family.GAUSSIAN, p["sigma"], np.array([0.0, 1.0]),
+                           np.log([stay, 1 - stay]), np.array([0.0]), np.array([0.0]))
+        return log_psi(pair, p["alpha"]).value / (p["alpha"] - 1)
+
+    claim = Claim("lowered", "t", "c", "s", "d", Quantity.RDP,
+                  grid(r=[0.2], sigma=[1.0], alpha=[2.0, 8.0]), claimed,
+                  lambda p: subsampled(Subsampling("poisson", rate=p["r"], group=2),
+                                       gaussian(p["sigma"]), Quantity.RDP, p["alpha"]))
+    result = EntryResult(claim, tuple(judge_point(claim, p) for p in claim.points))
+    assert result.verdict is AuditVerdict.UNSOUND
+    witness = result.witness
+    assert witness.confirmed > witness.claimed and "003-thm-3.7" in witness.witness

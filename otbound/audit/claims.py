@@ -18,6 +18,8 @@ from typing import Callable, Mapping
 from otbound.errors import InvalidSpecification
 
 Point = Mapping[str, float]
+TIGHT_BRACKET = 1e-8
+"""Largest relative width of a reference's bracket for the exact value to count as known."""
 
 
 class Quantity(Enum):
@@ -57,10 +59,10 @@ class Reference:
 
     @property
     def tight(self) -> bool:
-        """Whether the two ends meet (to 1e-9): the exact value is known."""
+        """Whether the two ends meet (to 1e-8): the exact value is known."""
         if self.upper is None or self.lower is None:
             return False
-        return self.upper - self.lower <= 1e-9 * max(abs(self.upper), 1e-300)
+        return self.upper - self.lower <= TIGHT_BRACKET * max(abs(self.upper), 1e-300)
 
 
 @dataclass(frozen=True)

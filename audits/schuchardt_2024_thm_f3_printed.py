@@ -1,0 +1,50 @@
+"""001 Thm. F.3 (Schuchardt et al. 2024) as printed: the removal case of sampling without
+replacement under insertion/removal, with the intermediate bound's distance d_±(y1, y2) ≤ 1."""
+
+import math
+
+from otbound.audit.claims import Claim, Quantity
+from otbound.audit.reference_wor import wor_removal
+from otbound.numerics.mechanisms import gaussian
+
+
+def claimed(point) -> float:
+    """The printed removal bound ``max Ψ_α((1 − q/N) b_{y1} + (q/N) b_{y2} ‖ b_{y3})`` s.t.
+    ``y1 = y3``, ``d_±(y1, y2) ≤ 1``, ``N = |x'|``, for the Gaussian with sensitivity 1: the means
+    at distance 1 (001 Thm. H.4), and for integer ``α`` the binomial expansion
+    ``Σ_{l=0}^{α} C(α, l) w^l (1 − w)^{α−l} e^{l(l−1)/(2σ²)}``, ``w = q/N``."""
+    alpha, sigma = int(point["alpha"]), point["sigma"]
+    w = point["batch_size"] / point["dataset_size"]
+    terms = [math.lgamma(alpha + 1) - math.lgamma(l + 1) - math.lgamma(alpha - l + 1)
+             + l * math.log(w) + (alpha - l) * math.log1p(-w) + l * (l - 1) / (2 * sigma ** 2)
+             for l in range(alpha + 1)]
+    top = max(terms)
+    return (top + math.log(math.fsum(math.exp(t - top) for t in terms))) / (alpha - 1)
+
+
+CLAIM = Claim(
+    name="schuchardt-2024-thm-f3-printed-distance",
+    title="001 Thm. F.3 as printed (d_±(y1, y2) ≤ 1), removal case, Gaussian mechanism",
+    citation="Schuchardt, Stoian, Kosmala & Günnemann 2024, Unified Mechanism-Specific "
+             "Amplification by Subsampling and Group Privacy Amplification (ICML; seed 001), "
+             "App. F.3 (printed under 'E.3'), Thm. F.3, the bound after Cor. D.7 in the removal "
+             "case",
+    setting="sampling without replacement of q records (printed: 'Poisson', see docs/errata.md); "
+            "x' = x \\ {a} with N = |x'|; Gaussian mechanism with sensitivity 1 under "
+            "insertion/removal of batch elements, noise σ",
+    domain="integer α ≥ 2, N > Q > q",
+    quantity=Quantity.RDP,
+    points=tuple({"batch_size": q, "dataset_size": n, "sigma": sigma, "alpha": alpha}
+                 for q, n in ((1, 10), (10, 1000)) for sigma in (1.0, 2.0, 5.0)
+                 for alpha in (2, 4, 8, 16, 32)),
+    claimed=claimed,
+    reference=lambda p: wor_removal(int(p["batch_size"]), int(p["dataset_size"]),
+                                    gaussian(p["sigma"]), p["alpha"]),
+    series=("batch_size", "dataset_size", "sigma"),
+    note="The coupling replaces a member of y1 by a, so d_±(y1, y2) = 2 (the final statement "
+         "says 2; docs/errata.md item 3). The weight is taken as printed, q/N with N = |x'|, "
+         "above the exact q/(N + 1): the claim is read in its most generous form. Reference: the "
+         "engine's corrected removal bound (tight) and its worst case, x = {a} ∪ B, "
+         "f(y) = 2·1[a ∈ y], whose exact divergence exceeds the printed bound; as in "
+         "tests/test_verify.py::test_printed_distance_of_f3_is_unsound_for_the_gaussian_mechanism.",
+)

@@ -1,0 +1,45 @@
+"""The naive bound for truncated Poisson sampling (seed 002, Sec. 1, the approach of its ref.
+[2]): if Poisson sampling is (ε, δ)-DP and a batch exceeds B with probability at most η, then
+truncated Poisson sampling is (ε, δ + e^ε η)-DP."""
+
+import math
+
+from otbound.accounting.truncated import TruncatedPoissonSetting
+from otbound.audit.claims import Claim, Point, Quantity, grid
+from otbound.audit.reference_truncated import truncated_poisson
+from otbound.numerics.mechanisms import gaussian
+from otbound.numerics.methods import adp
+from otbound.numerics.settings import Subsampling
+
+
+def _setting(point: Point) -> TruncatedPoissonSetting:
+    return TruncatedPoissonSetting(point["rate"], int(point["B"]), int(point["n"]))
+
+
+def claimed(point: Point) -> float:
+    """``δ_P(ε) + e^ε η``: ``δ_P`` otbound's tight profile of the untruncated Poisson subsampled
+    Gaussian, ``η = P[Binom(n, p) > B]`` (one step, the larger dataset)."""
+    poisson = adp(Subsampling("poisson", rate=point["rate"], group=1), gaussian(point["sigma"]),
+                  "tight", [point["epsilon"]])[0].value
+    return poisson + math.exp(point["epsilon"]) * _setting(point).overflow_probability()
+
+
+CLAIM = Claim(
+    name="truncated-poisson-naive",
+    title="Truncated Poisson, the naive bound: (ε, δ_Poisson(ε) + e^ε η)",
+    citation="Ganesh (seed 002), Tighter Privacy Analysis for Truncated Poisson Sampling, Sec. 1 "
+             "(the strategy of its ref. [2])",
+    setting="Poisson sampling at rate p from n records, truncated to a uniform subset of B; add/"
+            "remove one (002 Thm. 3.1's relation); Gaussian sum query with sensitivity 1",
+    domain="n ≥ 1, B ≥ 1, p ∈ [0, 1], ε ≥ 0",
+    quantity=Quantity.ADP,
+    points=grid(n=[1000], rate=[0.05], B=[60, 70, 80], sigma=[1.0, 2.0],
+                epsilon=[0.1, 0.5, 1.0, 2.0]),
+    claimed=claimed,
+    reference=lambda p: truncated_poisson(_setting(p), p["sigma"], p["epsilon"]),
+    series=("B", "sigma"),
+    note="Against 002 Thm. 3.1's dominating pair (upper end; 002 proves it tight only when "
+         "truncation never or always happens) and, as the lower end, the exact δ of concrete "
+         "datasets (x₁ = +1 and the other records −1 or 0). The claim is never below the upper "
+         "end: w δ_{2,q̃}(ε) ≤ w q̃ ≤ w p ≤ η with w = P[Binom(n − 1, p) ≥ B].",
+)
