@@ -6,7 +6,8 @@ panel is integrated with the 21-point Kronrod rule and the 10-point Gauss rule w
 contains (QUADPACK's ``qk21``); the Kronrod value is kept, and its error estimate is the larger of
 the difference of the two and an estimate of how well the nodes resolve ``f`` (the last Legendre
 coefficients of its interpolant: a sharp feature can make the two rules agree by accident).
-While the summed error estimate of an integral exceeds the requested relative tolerance, the panels whose error exceeds their share of it are halved.
+While the summed error estimate of an integral exceeds the requested relative tolerance, the
+panels whose error exceeds their share of it are halved.
 
 Many integrals (one per Rényi order, say) are computed together: each panel belongs to a *group*,
 and ``log_f`` receives the group of every node. When the integrand is a cheap function of an
