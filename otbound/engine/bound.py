@@ -151,6 +151,24 @@ class MixtureProblem:
                     f"{other.constraints.describe()}")
         return ""
 
+    def differences(self, other: "MixtureProblem") -> list[str]:
+        """Every difference from ``other``, position by position (001 Cor. D.7 form): each
+        weight, and each entry of the constraint matrices closed under the triangle inequality
+        (empty when they are the same problem)."""
+        from otbound.engine.simplify import is_identically_zero
+
+        if (len(self.left), len(self.right)) != (len(other.left), len(other.right)):
+            return [self.difference(other)]
+        mine_components, theirs_components = self.left + self.right, other.left + other.right
+        found = [_weight_difference(mine, theirs)
+                 for mine, theirs in zip(mine_components, theirs_components)
+                 if not is_identically_zero(mine.weight - theirs.weight)]
+        mine, theirs = self.constraints.closure(), other.constraints.closure()
+        for t, u in itertools.combinations(range(len(mine_components)), 2):
+            if mine.bounds[t][u] != theirs.bounds[t][u]:
+                found.append(f"{_constraint_text(mine, t, u)} vs {_constraint_text(theirs, t, u)}")
+        return found
+
     def describe(self, latex: bool = False) -> str:
         left, right = _mixture(self.left, latex), _mixture(self.right, latex)
         if latex:
@@ -163,6 +181,20 @@ class MixtureProblem:
                 "right": [{"label": c.label, "weight": str(c.weight)} for c in self.right],
                 "constraints": self.constraints.to_json(),
                 "closed_constraints": self.constraints.closure().to_json()}
+
+
+def _weight_difference(mine: Component, theirs: Component) -> str:
+    if mine.label == theirs.label:
+        return f"weight of {mine.label}: {mine.weight} vs {theirs.weight}"
+    return f"weight of {mine.label}: {mine.weight} vs of {theirs.label}: {theirs.weight}"
+
+
+def _constraint_text(matrix: ConstraintMatrix, t: int, u: int) -> str:
+    """One entry of a closed constraint matrix, as a constraint on its two labels."""
+    yt, yu, value = f"ŷ_{matrix.labels[t]}", f"ŷ_{matrix.labels[u]}", matrix.bounds[t][u]
+    if value == INFINITE:
+        return f"{yt}, {yu} unconstrained"
+    return f"{yt} = {yu}" if value == 0 else f"d_Y({yt}, {yu}) ≤ {int(value)}"
 
 
 def _mixture(components: tuple[Component, ...], latex: bool) -> str:
@@ -220,6 +252,26 @@ class CaseBound:
             theirs.pop(match)
         return ""
 
+    def differences(self, other: "CaseBound") -> list[str]:
+        """Every difference from ``other`` (empty when equal): terms that match exactly are
+        set aside, the others are compared in order, probability and problem."""
+        from otbound.engine.simplify import is_identically_zero
+
+        all_mine, all_theirs = self.canonical().terms, other.canonical().terms
+        mine, theirs = _unmatched(all_mine, all_theirs)
+        single = len(all_mine) == len(all_theirs) == 1
+        found = [] if len(all_mine) == len(all_theirs) else [
+            f"{len(all_mine)} constraint profiles vs {len(all_theirs)}"]
+        for (probability, problem), (p, other_problem) in zip(mine, theirs):
+            prefix = "" if single else f"term with probability {probability}: "
+            if not is_identically_zero(p - probability):
+                found.append(f"{prefix}probability {probability} vs {p}")
+            found += [prefix + reason for reason in problem.differences(other_problem)]
+        found += [f"term with probability {p}: no counterpart" for p, _ in mine[len(theirs):]]
+        found += [f"no counterpart for the other's term with probability {p}"
+                  for p, _ in theirs[len(mine):]]
+        return found
+
     def describe(self, latex: bool = False) -> list[str]:
         import sympy as sp
 
@@ -237,6 +289,22 @@ class CaseBound:
         return {"case": self.name,
                 "terms": [{"probability": str(p), **problem.to_json()}
                           for p, problem in self.canonical().terms]}
+
+
+def _unmatched(mine, theirs) -> tuple[list, list]:
+    """The ``(probability, problem)`` terms of each side left once equal pairs are set aside."""
+    from otbound.engine.simplify import is_identically_zero
+
+    mine, theirs, left = list(mine), list(theirs), []
+    for probability, problem in mine:
+        match = next((i for i, (p, other_problem) in enumerate(theirs)
+                      if not problem.difference(other_problem)
+                      and is_identically_zero(p - probability)), None)
+        if match is None:
+            left.append((probability, problem))
+        else:
+            theirs.pop(match)
+    return left, theirs
 
 
 def _closest_difference(probability: sp.Expr, problem: MixtureProblem,
@@ -272,6 +340,22 @@ class MixtureBound:
                 return ""
             first = first or reasons
         return "; ".join(first)
+
+    def differences(self, other: "MixtureBound") -> list[str]:
+        """Every difference from ``other``, not only the first (empty exactly when
+        :meth:`difference` is): cases are matched by name, or else in the order that differs
+        least."""
+        found = [] if len(self.cases) == len(other.cases) else [
+            f"{len(self.cases)} cases vs {len(other.cases)}"]
+        theirs = {case.name: case for case in other.cases}
+        if {case.name for case in self.cases} <= set(theirs):
+            orders = [tuple(theirs[case.name] for case in self.cases)]
+        else:
+            orders = list(itertools.permutations(other.cases, min(len(self.cases),
+                                                                  len(other.cases))))
+        listed = [[f"case {mine.name}: {reason}" for mine, theirs_case in zip(self.cases, order)
+                   for reason in mine.differences(theirs_case)] for order in orders]
+        return found + min(listed, key=len)
 
     def describe(self, latex: bool = False) -> list[str]:
         lines = []

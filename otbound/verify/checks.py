@@ -9,15 +9,19 @@ subsampled mechanism (by enumeration) can be computed:
 * **soundness** — random functions ``f`` plus hill climbing on the ratio divergence/bound, which
   must never exceed 1 (beyond rounding);
 * **Monte Carlo** — sampling the real mechanism;
-* **mutations** — deliberately broken bounds must be caught.
+* **mutations** — deliberately broken bounds must be caught;
+* **published statements** — the exact divergence of the derived bound's worst-case
+  constructions must not exceed the statement as published, and neither may any function the
+  soundness search finds, seeded with those constructions.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 import sympy as sp
@@ -50,7 +54,10 @@ class Instance:
 
     ``bound`` is the engine's bound of the case, taken from the derivation's report
     (:func:`otbound.engine.derivation.run`); when it is not given, the case is checked once, for
-    this instance only.
+    this instance only. It may also be a published statement's bound of the case: then ``lower``
+    makes :meth:`bound_log_psi` and :meth:`bound_delta` return the lower end of the numerical
+    evaluation (the estimate less its error), so that a statement is confirmed sound only when
+    even that end is above the exact divergence.
     """
 
     derivation: Derivation
@@ -59,6 +66,7 @@ class Instance:
     values: dict
     background: int
     bound: CaseBound | None = None
+    lower: bool = False
 
     @cached_property
     def case_bound(self) -> CaseBound:
@@ -105,10 +113,28 @@ class Instance:
         return fields
 
     def bound_log_psi(self, mechanism: Mechanism, alphas) -> np.ndarray:
-        return terms_log_psi(self.terms, mechanism, np.asarray(alphas, dtype=float)).upper
+        """``log Ψ_α`` of the bound: its upper end (its lower end when ``lower``)."""
+        return self._end(terms_log_psi(self.terms, mechanism, np.asarray(alphas, dtype=float)))
 
     def bound_delta(self, mechanism: Mechanism, epsilons) -> np.ndarray:
-        return terms_delta(self.terms, mechanism, np.asarray(epsilons, dtype=float)).upper
+        """``δ(ε)`` of the bound: its upper end (its lower end when ``lower``)."""
+        return self._end(terms_delta(self.terms, mechanism, np.asarray(epsilons, dtype=float)))
+
+    def _end(self, bounds) -> np.ndarray:
+        if not self.lower:
+            return bounds.upper
+        finite = np.isfinite(bounds.upper)
+        error = np.where(finite, bounds.upper - np.where(finite, bounds.estimate, 0.0), 0.0)
+        return bounds.estimate - error
+
+    @cached_property
+    def distances(self) -> np.ndarray:
+        """``d_Y`` between every two of :meth:`batches` (001 Def. 2.9)."""
+        batches, relation = self.batches(), self.derivation.batch_relation
+        result = np.zeros((len(batches), len(batches)))
+        for i, j in itertools.combinations(range(len(batches)), 2):
+            result[i, j] = result[j, i] = relation.distance(batches[i], batches[j])
+        return result
 
     def exact_pair(self, mechanism: Mechanism, function: Callable[[Batch], float]):
         x, x_prime = self.datasets
@@ -248,6 +274,12 @@ def perturb(function, instance: Instance, rng: np.random.Generator):
             key = list(table)[batch]
             table[key] = 1.0 - table[key]
         return TableFunction(table)
+    if isinstance(function, McShaneFunction):
+        index = int(rng.integers(len(function.anchors)))
+        if rng.random() < 0.5:
+            return function.changed(index, offset=max(0.0, function.offsets[index]
+                                                      + rng.normal(0, 0.5)))
+        return function.changed(index, anchor=_random_anchor(instance, rng))
     anchors, offsets = list(function.anchors), list(function.offsets)
     index = int(rng.integers(len(anchors)))
     if rng.random() < 0.5:
@@ -286,13 +318,26 @@ def _ratio(observed: float, bound: float) -> float:
 
 
 def search_soundness(instance: Instance, mechanism: Mechanism, cases: int,
-                     rng: np.random.Generator, alphas, epsilons) -> SoundnessResult:
-    """Random functions, then hill climbing from the worst one; the largest ratio found."""
+                     rng: np.random.Generator, alphas, epsilons,
+                     seeds: Sequence = ()) -> SoundnessResult:
+    """The ``seeds`` (functions to start from, e.g. worst-case constructions), ``cases`` random
+    functions, then hill climbing from the worst one; the largest ratio divergence/bound found.
+
+    For additive noise a seed must be a :class:`LipschitzFunction` (so that its perturbations
+    keep the sensitivity): see :func:`worst_case_constructions`."""
+    if not isinstance(mechanism, RandomizedResponse) and any(
+            not isinstance(seed, LipschitzFunction) for seed in seeds):
+        raise InvalidSpecification(
+            "seeds of a soundness search with additive noise must be LipschitzFunction (the "
+            "climbable form of a worst-case construction), so that perturbing them keeps the "
+            "sensitivity", parameter="seeds")
     bound_epsilons = instance.bound_log_psi(mechanism, alphas) / (np.asarray(alphas) - 1)
     bound_deltas = instance.bound_delta(mechanism, epsilons)
     result, best = SoundnessResult(), None
-    for index in range(cases):
-        if best is None or index < cases // 2:
+    for index in range(-len(seeds), cases):
+        if index < 0:
+            candidate = seeds[index + len(seeds)]
+        elif best is None or index < cases // 2:
             candidate = random_function(instance, mechanism, rng)
         else:
             candidate = perturb(best[1], instance, rng)
@@ -308,12 +353,17 @@ def search_soundness(instance: Instance, mechanism: Mechanism, cases: int,
 
 
 def check_soundness(instance: Instance, mechanism: Mechanism, cases: int,
-                    rng: np.random.Generator, alphas, epsilons) -> Finding:
-    result = search_soundness(instance, mechanism, cases, rng, alphas, epsilons)
+                    rng: np.random.Generator, alphas, epsilons, seeds: Sequence = (),
+                    check: str = "soundness search") -> Finding:
+    """The largest ratio divergence/bound of :func:`search_soundness` is at most 1."""
+    result = search_soundness(instance, mechanism, cases, rng, alphas, epsilons, seeds)
     verdict = "sound" if result.worst <= 1 + RELATIVE_TOLERANCE else "UNSOUND"
-    return Finding("soundness search", {**instance.describe(), "mechanism": mechanism.name,
-                                        "cases": result.cases},
-                   1.0, result.worst, verdict, f"{result.witness}; worst at {result.point}")
+    witness = f"{result.witness}; worst at {result.point}"
+    if verdict != "sound":
+        witness = f"{_datasets_text(instance)}; {witness}"
+    return Finding(check, {**instance.describe(), "mechanism": mechanism.name,
+                           "cases": result.cases},
+                   1.0, result.worst, verdict, witness)
 
 
 # --- Monte Carlo ----------------------------------------------------------------------------
@@ -403,3 +453,175 @@ def check_mutations(instance: Instance, mechanism: AdditiveNoise, alpha: float,
                 f"{function.describe()}; observed {observed[kind]:.12g} vs claimed "
                 f"{claimed[kind]:.12g}"))
     return findings
+
+
+# --- published statements -------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class McShaneFunction(LipschitzFunction):
+    """``L min_k (o_k + d_Y(y, a_k))`` (McShane) with its values on ``domain`` (the instance's
+    batches) computed once from ``rows[k, j] = d_Y(a_k, domain_j)``: a worst-case construction
+    in this form has dozens of anchors. ``label`` describes it (empty once perturbed)."""
+
+    label: str = ""
+    domain: tuple[Batch, ...] = ()
+    rows: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+
+    def __post_init__(self) -> None:
+        if self.rows.shape != (len(self.anchors), len(self.domain)):
+            raise InternalError(f"McShane rows of shape {self.rows.shape} for "
+                                f"{len(self.anchors)} anchors and {len(self.domain)} batches")
+        values = self.sign * self.sensitivity * np.min(
+            np.asarray(self.offsets)[:, None] + self.rows, axis=0)
+        object.__setattr__(self, "_values", dict(zip(self.domain, values.tolist())))
+
+    def __call__(self, batch: Batch) -> float:
+        value = self._values.get(batch)
+        return super().__call__(batch) if value is None else value
+
+    def describe(self) -> str:
+        return self.label or super().describe()
+
+    def changed(self, index: int, anchor: Batch | None = None,
+                offset: float | None = None) -> "McShaneFunction":
+        """The same function with anchor ``index`` moved to ``anchor`` or its offset set."""
+        anchors, offsets, rows = list(self.anchors), list(self.offsets), self.rows.copy()
+        if anchor is not None:
+            anchors[index] = anchor
+            rows[index] = [self.relation.distance(anchor, batch) for batch in self.domain]
+        if offset is not None:
+            offsets[index] = offset
+        return McShaneFunction(tuple(anchors), tuple(offsets), self.relation, self.sensitivity,
+                               self.sign, "", self.domain, rows)
+
+
+@dataclass(frozen=True)
+class Construction:
+    """A worst-case construction of a derived bound (001 F.1, G.2, G.3; 003 M.3): ``function``
+    gives ``f`` on every batch, ``climbable`` is the same function in a form that
+    :func:`perturb` keeps within the mechanism's assumptions (a seed of the soundness search)."""
+
+    function: TableFunction
+    climbable: TableFunction | LipschitzFunction
+
+
+def worst_case_constructions(instance: Instance,
+                             mechanism: Mechanism) -> tuple[list[Construction], list[str]]:
+    """Every candidate worst case of the solver for the instance's derived bound, turned into a
+    function on batches; and why any candidate was left out.
+
+    For additive noise a candidate is kept only when it has sensitivity ≤ L under ``d_Y`` on
+    every pair of batches (so that its exact divergence is one the mechanism really attains).
+    """
+    if len(instance.terms) != 1:
+        return [], [f"the derived bound is an expectation over {len(instance.terms)} "
+                    "constraint profiles: no single worst-case construction to seed from"]
+    (_, problem), = instance.terms
+    constructions, notes, seen = [], [], set()
+    for _, values in mechanism.worst_components(problem):
+        found = _construction(instance, mechanism, values)
+        if isinstance(found, str):
+            notes.append(found)
+        elif (key := frozenset(found.function.table.items())) not in seen:
+            seen.add(key)
+            constructions.append(found)
+    return constructions, notes
+
+
+def _construction(instance: Instance, mechanism: Mechanism,
+                  values: np.ndarray) -> Construction | str:
+    """The construction of one solver candidate (``f`` = the candidate's value at the component
+    whose event holds the batch), or why it is not one."""
+    names = list(instance.case.events_x) + list(instance.case.events_x_prime)
+    label = ("f(y) = value of the worst component of the event holding y ("
+             + ", ".join(f"{n}: {v:g}" for n, v in zip(names, values)) + ")")
+    try:
+        table = TableFunction(worst_case_function(instance, values).table, label=label)
+    except InternalError as error:
+        return f"{label}: not a function on batches ({error})"
+    if isinstance(mechanism, RandomizedResponse):
+        return Construction(table, table)
+    climbable = _mcshane_form(instance, table, mechanism)
+    if climbable is None:
+        return f"{label}: sensitivity above {additive_noise(mechanism).sensitivity:g} under d_Y"
+    return Construction(table, climbable)
+
+
+def _mcshane_form(instance: Instance, function: TableFunction,
+                  mechanism: Mechanism) -> McShaneFunction | None:
+    """``f − min f`` as ``L min_a (o_a + d_Y(y, a))`` (McShane) over the batches ``a`` that
+    need to be anchors; ``None`` when ``f`` is not ``L``-Lipschitz under ``d_Y``."""
+    sensitivity = additive_noise(mechanism).sensitivity
+    batches = instance.batches()
+    values = np.array([function(batch) for batch in batches])
+    reach = values[None, :] + sensitivity * instance.distances   # reach[a, b] = f(b) + L d(a, b)
+    slack = 1e-12 * max(1.0, float(np.max(np.abs(values))))
+    if np.any(values[:, None] > reach + slack):
+        return None
+    np.fill_diagonal(reach, math.inf)
+    needed = ~np.any(reach <= values[:, None] + slack, axis=1)
+    anchors = [index for index in range(len(batches)) if needed[index]]
+    lowest = float(values.min())
+    return McShaneFunction(tuple(batches[i] for i in anchors),
+                           tuple((float(values[i]) - lowest) / sensitivity for i in anchors),
+                           instance.derivation.batch_relation, sensitivity, 1.0,
+                           function.describe(), tuple(batches), instance.distances[anchors])
+
+
+def dominates(bound: float, observed: float) -> bool:
+    """``observed ≤ bound`` up to :data:`RELATIVE_TOLERANCE` relative to the bound, whatever the
+    signs (an observation ≤ 1e-300 counts as zero, as in the soundness search)."""
+    return (observed <= bound + RELATIVE_TOLERANCE * abs(bound)
+            or (observed <= 1e-300 and bound >= 0))
+
+
+def _datasets_text(instance: Instance) -> str:
+    x, x_prime = instance.datasets
+    return f"x = {{{', '.join(sorted(x))}}}, x' = {{{', '.join(sorted(x_prime))}}}"
+
+
+def check_published_statement(derived: Instance, published: Instance, mechanism: Mechanism,
+                              constructions: Sequence[Construction], alphas,
+                              epsilons) -> list[Finding]:
+    """For every point, the largest exact divergence of the derived bound's worst-case
+    constructions (enumerated on ``derived``'s datasets) must not exceed the published
+    statement's value (``published``: the same instance bounded by the statement's case).
+
+    Where the derived bound is tight this compares the published statement with the true
+    divergence (001 Thm. 3.4 and Prop. 3.5 give the bound; the construction attains it)."""
+    pairs = [(c, derived.exact_pair(mechanism, c.function)) for c in constructions]
+    claimed = {"RDP": published.bound_log_psi(mechanism, alphas) / (np.asarray(alphas) - 1),
+               "ADP": published.bound_delta(mechanism, epsilons)}
+    findings = []
+    for kind, points in (("RDP", alphas), ("ADP", epsilons)):
+        for point, bound in zip(points, claimed[kind]):
+            observed, construction = max(   # NaN first: it must not be hidden
+                ((_exact(kind, pair, point), c) for c, pair in pairs),
+                key=lambda item: math.inf if math.isnan(item[0]) else item[0])
+            findings.append(_published_finding(derived, mechanism, kind, point, float(bound),
+                                               observed, construction))
+    return findings
+
+
+def _exact(kind: str, pair, point: float) -> float:
+    if kind == "RDP":
+        return divergence.independent_log_psi(pair, point) / (point - 1)
+    return divergence.delta(pair, point)
+
+
+def _published_finding(instance: Instance, mechanism: Mechanism, kind: str, point: float,
+                       bound: float, observed: float, construction: Construction) -> Finding:
+    """One row of :func:`check_published_statement`, with its witness."""
+    if math.isnan(bound) or math.isnan(observed):
+        verdict, relation = "NO VALUE", "?"
+    elif dominates(bound, observed):
+        verdict, relation = "sound", "<="
+    else:
+        verdict, relation = "UNSOUND", ">"
+    where = f"{kind} {'α' if kind == 'RDP' else 'ε'} = {point:g}"
+    witness = (f"{construction.function.describe()}; {_datasets_text(instance)}; {where}: exact "
+               f"{observed:.12g} {relation} published {bound:.12g}")
+    return Finding(f"published statement {kind}",
+                   {**instance.describe(), "mechanism": mechanism.name,
+                    ("alpha" if kind == "RDP" else "epsilon"): point},
+                   bound, observed, verdict, witness)

@@ -4,23 +4,26 @@ from __future__ import annotations
 
 import math
 import numbers
+import statistics
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
 
 from otbound.engine import symbols
+from otbound.engine.bound import CaseBound, MixtureBound
 from otbound.engine.conditionals import ConcreteConditionals
 from otbound.engine.derivation import Derivation, Variant, run
-from otbound.engine.report import CaseReport, DerivationReport
+from otbound.engine.report import CaseReport, DerivationReport, VariantReport
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import (AdditiveNoise, Mechanism, RandomizedResponse, gaussian,
                                          laplace)
-from otbound.verify.checks import (Finding, Instance, check_monte_carlo, check_mutations,
+from otbound.verify.checks import (RELATIVE_TOLERANCE, Finding, Instance,
+                                   check_monte_carlo, check_mutations, check_published_statement,
                                    check_soundness, check_tightness, random_function,
-                                   worst_function)
+                                   worst_case_constructions, worst_function)
 
 MECHANISMS = (RandomizedResponse(0.75), gaussian(1.0), laplace(1.0))
 ALPHAS, EPSILONS = (2.0, 8.0), (0.5, 2.0)
@@ -35,16 +38,119 @@ MAX_SAMPLES = 100_000
 """Largest ``samples`` (``--samples``; ten times the slow test suite's 10,000). The soundness
 search is linear in it, about 0.04 s per case for 003-thm-3.7 at the default max-n 6 (0.12 s at
 max-n 10), so the limit keeps one run at about an hour at the default max-n."""
+PUBLISHED_SEARCH_SHARE = 4
+"""The soundness search against a published statement draws this fraction (1/4) of the cases
+of the search against the derived bound (at least 10), after its seeds: it starts from the
+derived bound's worst-case constructions, which the random functions rarely beat."""
+
+
+@dataclass(frozen=True)
+class PublishedComparison:
+    """A variant's published statement against the bound otbound derived for it.
+
+    ``differences`` are every symbolic difference (derived vs published,
+    :meth:`MixtureBound.differences`); ``ratios`` the published/derived values (ε(α) for RDP,
+    δ(ε) for ADP) at every instance, mechanism and point evaluated; ``witnesses`` those of the
+    published-statement checks that found it unsound; ``problems`` the other failed ones (no
+    counterpart, not evaluated); ``note`` says why nothing was evaluated."""
+
+    variant: str
+    differences: tuple[str, ...]
+    ratios: tuple[float, ...]
+    witnesses: tuple[str, ...] = ()
+    note: str = ""
+    unevaluated: tuple[str, ...] = ()
+    """Mechanisms for which the published statement could not be evaluated (no exact solver
+    for its constraint pattern, or weights that are not a distribution)."""
+    problems: tuple[str, ...] = ()
+
+    @property
+    def sound(self) -> bool | None:
+        """False with a witness of unsoundness; None when a check could not be made; else True
+        (no check found a counterexample)."""
+        if self.witnesses:
+            return False
+        return None if self.problems or self.direction == "not evaluated" else True
+
+    @property
+    def direction(self) -> str:
+        """``identical``, ``looser``, ``tighter``, ``incomparable`` or ``not evaluated``."""
+        if not self.ratios:
+            return "identical" if not self.differences else "not evaluated"
+        above = any(r > 1 + RELATIVE_TOLERANCE for r in self.ratios)
+        below = any(r < 1 - RELATIVE_TOLERANCE for r in self.ratios)
+        if above and below:
+            return "incomparable"
+        return "looser" if above else "tighter" if below else "identical"
+
+    def summary(self) -> str:
+        """One line: the direction, whether the statement is sound, and the ratios."""
+        direction = self.direction
+        if direction == "not evaluated":
+            return f"not evaluated ({self.note or 'no instance with an exact solver'})"
+        if self.witnesses:
+            soundness = f"UNSOUND, witness: {self.witnesses[0]}"
+        elif self.problems:
+            soundness = f"not fully checked: {self.problems[0]}"
+        else:
+            soundness = ("no counterexample found" if direction in ("tighter", "incomparable")
+                         else "sound")
+        if direction == "identical":
+            exact = ("symbolically" if not self.differences
+                     else f"numerically at {len(self.ratios)} points, not symbolically")
+            return f"identical to the derived bound ({exact}; {soundness}){self._unevaluated()}"
+        prefix = "" if direction == "incomparable" else "published "
+        return f"{prefix}{direction} ({soundness}): {self._spread()}{self._unevaluated()}"
+
+    def _unevaluated(self) -> str:
+        if not self.unevaluated:
+            return ""
+        return f"; not evaluated with {', '.join(self.unevaluated)} (see skipped)"
+
+    def _spread(self) -> str:
+        """The ratios that matter for the direction, and their median."""
+        ratios, direction = sorted(self.ratios), self.direction
+        finite = [r for r in ratios if math.isfinite(r)]
+        if direction == "looser":
+            extreme = f"largest ratio {ratios[-1]:.6g}"
+            if not math.isfinite(ratios[-1]) and finite:
+                extreme += (f" (where only the derived value is 0; largest finite ratio "
+                            f"{finite[-1]:.6g})")
+        elif direction == "tighter":
+            extreme = f"smallest ratio {ratios[0]:.6g}"
+        else:
+            extreme = f"ratios from {ratios[0]:.6g} to {ratios[-1]:.6g}"
+        return f"{extreme}, median {statistics.median(ratios):.6g} over {len(ratios)} points"
+
+    def to_json(self) -> dict:
+        def number(value: float) -> float | str:   # JSON has no infinity
+            return value if math.isfinite(value) else str(value)
+        ratios = sorted(self.ratios)
+        return {"variant": self.variant, "direction": self.direction,
+                "sound": self.sound, "summary": self.summary(),
+                "differences": list(self.differences),
+                "largest_ratio": number(ratios[-1]) if ratios else None,
+                "smallest_ratio": number(ratios[0]) if ratios else None,
+                "median_ratio": number(statistics.median(ratios)) if ratios else None,
+                "points": len(ratios), "witnesses": list(self.witnesses),
+                "problems": list(self.problems), "not_evaluated_with": list(self.unevaluated)}
+
+    def to_text(self) -> list[str]:
+        lines = [f"published statement ({self.variant}): {self.summary()}"]
+        lines += [f"  difference (derived vs published): {d}" for d in self.differences]
+        return lines
 
 
 @dataclass(frozen=True)
 class VerifyReport:
-    """All findings for one derivation."""
+    """All findings for one derivation; ``published`` compares each published statement with
+    the derived bound."""
 
     derivation: Derivation
     findings: tuple[Finding, ...]
     skipped: tuple[str, ...]
     elapsed: float
+    published: tuple[PublishedComparison, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -66,7 +172,8 @@ class VerifyReport:
         result = {"name": self.derivation.name, "passed": self.passed,
                   "soundness_cases": self.soundness_cases,
                   "worst_soundness_ratio": self.worst_ratio, "skipped": list(self.skipped),
-                  "checks": [f.to_json() for f in self.findings]}
+                  "checks": [f.to_json() for f in self.findings],
+                  "published": [c.to_json() for c in self.published]}
         if timings:
             result["elapsed_seconds"] = round(self.elapsed, 2)
         return result
@@ -82,6 +189,7 @@ class VerifyReport:
         failures = [f for f in self.findings if not f.passed]
         for f in failures:
             lines.append(f"FAILED {f.check}: {f.witness}")
+        lines += [line for comparison in self.published for line in comparison.to_text()]
         lines += [f"skipped: {s}" for s in self.skipped]
         lines.append(f"{self.soundness_cases} soundness cases, largest ratio divergence/bound "
                      f"{self.worst_ratio:.9f}; {len(self.findings) - len(failures)} of "
@@ -206,13 +314,20 @@ def _solvable(instance: Instance, mechanism: Mechanism) -> bool:
 def verify_derivation(derivation: Derivation | DerivationReport, max_n: int = 6,
                       samples: int = 2000, seed: int = 0,
                       progress: Callable[[str], None] | None = None) -> VerifyReport:
-    """Tightness, soundness search, Monte Carlo and mutation checks for one derivation.
+    """Tightness, soundness search, Monte Carlo and mutation checks for one derivation, and the
+    same soundness checks against each variant's published statement.
 
     ``derivation`` is the :class:`DerivationReport` that :func:`otbound.engine.derivation.run`
     returned, whose case bounds are verified; a :class:`Derivation` is run once first. A case
     that failed the engine's own checks (so that no bound was derived) is a failed finding;
     parameters out of range raise :class:`InvalidSpecification` naming the parameter and its
     range.
+
+    A published statement is checked on the same instances, case by case (its case of the same
+    name): the exact divergence of the derived bound's worst-case constructions
+    (:func:`~otbound.verify.checks.check_published_statement`) and a soundness search seeded
+    with them must stay below it; an unsound statement fails the report. ``published`` in the
+    report lists every symbolic difference and the ratios published/derived.
     """
     seed = _integer("seed", seed, 0)
     samples = _integer("samples", samples, 1, MAX_SAMPLES)
@@ -255,7 +370,124 @@ def verify_derivation(derivation: Derivation | DerivationReport, max_n: int = 6,
                 and symbols.r in instance.values and len(instance.terms[0].problem.left) > 2):
             findings += check_mutations(instance, mechanism, ALPHAS[0], EPSILONS[0])
             mutated = True
-    return VerifyReport(derivation, tuple(findings), tuple(skipped), time.perf_counter() - start)
+    comparisons, cases = [], max(10, per_combo // PUBLISHED_SEARCH_SHARE)
+    for variant in report.variants:
+        if variant.bound is None or variant.variant.statement() is None:
+            continue
+        chosen = [(i, m) for i, m in combos if i.variant is variant.variant]
+        found, comparison, notes = _published_variant(variant, chosen, cases, rng, progress)
+        findings += found
+        skipped += notes
+        comparisons.append(comparison)
+    return VerifyReport(derivation, tuple(findings), tuple(skipped), time.perf_counter() - start,
+                        tuple(comparisons))
+
+
+def _published_counterpart(statement: MixtureBound, name: str) -> CaseBound | None:
+    """The published statement's case called ``name``; its only case if it has just one."""
+    named = [case for case in statement.cases if case.name == name]
+    if named:
+        return named[0]
+    return statement.cases[0] if len(statement.cases) == 1 else None
+
+
+def _points(instance: Instance, mechanism: Mechanism) -> list[float]:
+    """The bound's ε(α) at :data:`ALPHAS` and δ(ε) at :data:`EPSILONS`."""
+    alphas = np.asarray(ALPHAS)
+    return [*(instance.bound_log_psi(mechanism, alphas) / (alphas - 1)),
+            *instance.bound_delta(mechanism, EPSILONS)]
+
+
+def _published_ratio(published: float, derived: float) -> float:
+    """published / derived (1 when both are 0; ±inf when only the derived value is 0)."""
+    if derived == 0:
+        return 1.0 if published == 0 else math.copysign(math.inf, published)
+    return published / derived
+
+
+def _published_combo(instance: Instance, mechanism: Mechanism, bound: CaseBound, cases: int,
+                     rng: np.random.Generator) -> tuple[list[Finding], list[float], list[str]]:
+    """The published statement's case ``bound`` on one instance and mechanism: the derived
+    bound's worst-case constructions and a soundness search seeded with them; the ratios
+    published/derived; and what was skipped."""
+    published = replace(instance, bound=bound, lower=True)
+    where = f"{mechanism.name} on {instance.describe()}"
+    try:
+        claimed = _points(published, mechanism)
+    except (InvalidSpecification, UnsupportedOperation) as error:
+        return [], [], [f"published statement with {where}: cannot be evaluated ({error})"]
+    except TypeError as error:   # sympy's float() of an expression with a free symbol
+        return [], [], [f"published statement with {where}: cannot be evaluated (a probability "
+                        f"has a symbol without a value at this instance: {error})"]
+    ratios = [_published_ratio(p, d) for p, d in zip(claimed, _points(instance, mechanism))]
+    constructions, notes = worst_case_constructions(instance, mechanism)
+    findings = (check_published_statement(instance, published, mechanism, constructions, ALPHAS,
+                                          EPSILONS) if constructions else [])
+    findings.append(check_soundness(published, mechanism, cases, rng, ALPHAS, EPSILONS,
+                                    seeds=[c.climbable for c in constructions],
+                                    check="published soundness search"))
+    return findings, ratios, [f"published statement with {where}: {note}" for note in notes]
+
+
+def _published_variant(variant: VariantReport, combos: list[tuple[Instance, Mechanism]],
+                       cases: int, rng: np.random.Generator,
+                       progress: Callable[[str], None] | None
+                       ) -> tuple[list[Finding], PublishedComparison, list[str]]:
+    """Every published-statement check of one variant, case by case, and the statement's
+    comparison with the derived bound."""
+    statement, label = variant.variant.statement(), variant.variant.label
+    findings, ratios, skipped, unevaluated = [], [], [], []
+    for name in dict.fromkeys(instance.case.pair.name for instance, _ in combos):
+        group = [(i, m) for i, m in combos if i.case.pair.name == name]
+        found, more, notes, missing = _published_case(statement, group, cases, rng, progress)
+        findings, ratios = findings + found, ratios + more
+        skipped, unevaluated = skipped + notes, unevaluated + missing
+    comparison = PublishedComparison(
+        label, tuple(variant.bound.differences(statement)), tuple(ratios),
+        tuple(f.witness for f in findings if f.verdict == "UNSOUND"),
+        "" if ratios else "; ".join(skipped), tuple(unevaluated),
+        tuple(f"{f.verdict}: {f.witness}" for f in findings
+              if not f.passed and f.verdict != "UNSOUND"))
+    return findings, comparison, skipped
+
+
+def _published_case(statement: MixtureBound, combos: list[tuple[Instance, Mechanism]],
+                    cases: int, rng: np.random.Generator,
+                    progress: Callable[[str], None] | None
+                    ) -> tuple[list[Finding], list[float], list[str], list[str]]:
+    """The checks of one case's instance (``combos``: its mechanisms) against the published
+    statement's counterpart: findings, ratios, skipped notes, and the mechanisms that could not
+    evaluate it. A case without a counterpart, or that no mechanism could evaluate, is a failed
+    finding: every case of the statement must be checked."""
+    instance = combos[0][0]
+    name = instance.case.pair.name
+    bound = _published_counterpart(statement, name)
+    if bound is None:
+        return [_no_counterpart(instance, statement)], [], [], []
+    findings, ratios, skipped, unevaluated = [], [], [], []
+    for instance, mechanism in combos:
+        if progress:
+            progress(f"[published] {instance.describe()} {mechanism.name}")
+        found, more, notes = _published_combo(instance, mechanism, bound, cases, rng)
+        findings, ratios, skipped = findings + found, ratios + more, skipped + notes
+        if not more:
+            unevaluated.append(f"{mechanism.name} ({name})")
+    if not ratios:
+        findings.append(Finding("published statement", {"variant": instance.variant.label,
+                                                        "case": name},
+                                math.nan, math.nan, "NOT EVALUATED",
+                                f"no mechanism could evaluate the published case {name!r} "
+                                "(see skipped)"))
+    return findings, ratios, skipped, unevaluated
+
+
+def _no_counterpart(instance: Instance, statement: MixtureBound) -> Finding:
+    names = ", ".join(case.name for case in statement.cases)
+    return Finding("published statement", {"variant": instance.variant.label,
+                                           "case": instance.case.pair.name},
+                   math.nan, math.nan, "NO COUNTERPART",
+                   f"the published statement has no case {instance.case.pair.name!r} "
+                   f"(its cases: {names}); name its cases after the relation's pair shapes")
 
 
 def print_progress(message: str) -> None:
