@@ -128,6 +128,7 @@ def plot(result: EntryResult, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     matplotlib.rcParams["svg.hashsalt"] = "otbound"
+    matplotlib.rcParams["svg.fonttype"] = "none"   # text as text: small, diffable files
     claim, axis = result.claim, result.claim.quantity.axis
     curves: dict[tuple, list[PointResult]] = {}
     for point in result.points:
