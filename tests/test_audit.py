@@ -167,3 +167,15 @@ def test_a_distance_constraint_lowered_by_one_is_caught():
     assert result.verdict is AuditVerdict.UNSOUND
     witness = result.witness
     assert witness.confirmed > witness.claimed and "003-thm-3.7" in witness.witness
+
+
+@pytest.mark.slow
+def test_the_committed_audit_report_is_current(tmp_path):
+    from pathlib import Path
+
+    from otbound.audit.report import write_markdown
+
+    target = tmp_path / "audit.md"
+    write_markdown(run_audits(bundled_claims()), target)
+    committed = Path(__file__).resolve().parent.parent / "docs" / "audit.md"
+    assert target.read_text() == committed.read_text()

@@ -41,16 +41,19 @@ class ConstraintMatrix:
     bounds: tuple[tuple[float, ...], ...]
 
     @staticmethod
-    def from_pairs(labels: Iterable[str], pairs: Mapping[tuple[str, str], float]) -> "ConstraintMatrix":
+    def from_pairs(labels: Iterable[str],
+                   pairs: Mapping[tuple[str, str], float]) -> "ConstraintMatrix":
         """Build from bounds on some unordered pairs of labels; other pairs are unconstrained."""
         labels = tuple(labels)
         index = {label: i for i, label in enumerate(labels)}
-        rows = [[0.0 if i == j else INFINITE for j in range(len(labels))] for i in range(len(labels))]
+        rows = [[0.0 if i == j else INFINITE for j in range(len(labels))]
+                for i in range(len(labels))]
         for (t, u), value in pairs.items():
             if t not in index or u not in index or t == u:
                 raise InvalidSpecification(f"constraint on unknown or equal labels ({t!r}, {u!r})")
             if value < 0:
-                raise InvalidSpecification(f"distance bound for ({t}, {u}) must be >= 0, got {value}")
+                raise InvalidSpecification(
+                    f"distance bound for ({t}, {u}) must be >= 0, got {value}")
             i, j = index[t], index[u]
             rows[i][j] = rows[j][i] = min(rows[i][j], value)
         return ConstraintMatrix(labels, tuple(tuple(row) for row in rows))

@@ -44,7 +44,8 @@ def symbolic_case_bound(case: Case, scheme: Scheme, size_reference: SizeReferenc
     """
     conditionals = SymbolicConditionals(case, scheme)
     to_size = {symbols.n: symbols.N - case.size_offset(size_reference)}
-    left, right = _components(case, lambda label: tidy(conditionals.probability[label].subs(to_size)))
+    left, right = _components(
+        case, lambda label: tidy(conditionals.probability[label].subs(to_size)))
     ref = case.coupling.reference
     _, on_x_prime = case.event(ref)
     size = conditionals.dataset_size(on_x_prime)

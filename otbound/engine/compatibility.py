@@ -50,7 +50,8 @@ class SupportGeometry:
             self._between[key] = min(self.to_support(y, u) for y in representatives.values())
         return self._between[key]
 
-    def profile(self, reference: Batch, labels: tuple[str, ...], ref_label: str) -> ConstraintMatrix:
+    def profile(self, reference: Batch, labels: tuple[str, ...],
+                ref_label: str) -> ConstraintMatrix:
         """The constraint matrix of 001 Cor. D.7 for reference batch ``y_1 = reference``."""
         bounds = {}
         for t, u in itertools.combinations(labels, 2):

@@ -292,7 +292,8 @@ class SwapInRandomOrder(CouplingStep):
 class ReplaceGroup(CouplingStep):
     """Remove every element of ``removed`` and insert as many uniformly random ones of ``inserted``.
 
-    001 Prop. E.5 (App. E.3): ``y_2 = y_1 \\ g ∪ g̃`` with ``g̃ ⊆ g'`` uniform, ``|g̃| = |y_1 ∩ g|``.
+    001 Prop. E.5 (App. E.3): ``y_2 = y_1 \\ g ∪ g̃`` with ``g̃ ⊆ g'`` uniform,
+    ``|g̃| = |y_1 ∩ g|``.
     """
 
     source: str

@@ -70,7 +70,8 @@ def _check_size(name: str, value: sp.Expr, minimum: int) -> None:
 
 
 class Scheme(ABC):
-    """A subsampling scheme ``S``: a random batch ``y`` drawn from a dataset ``x`` (001 Def. 2.5)."""
+    """A subsampling scheme ``S``: a random batch ``y`` drawn from a dataset ``x``
+    (001 Def. 2.5)."""
 
     multiset: bool = False
     """True when batches are multisets (sampling with replacement)."""
@@ -263,7 +264,8 @@ class TruncatedPoisson(SetScheme):
 
     def describe(self) -> str:
         bound = "B = ∞" if self.max_batch is None else _shown("B", self.max_batch)
-        return f"truncated Poisson subsampling with rate {_shown('p', self.rate)}, maximum batch {bound}"
+        return (f"truncated Poisson subsampling with rate {_shown('p', self.rate)}, "
+                f"maximum batch {bound}")
 
     def batch_probability(self, batch_size: sp.Expr, size: sp.Expr) -> sp.Expr:
         p, B = self.rate, self.max_batch

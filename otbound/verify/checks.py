@@ -304,10 +304,12 @@ def _ratios(instance: Instance, mechanism: Mechanism, function, alphas, epsilons
     ratios = []
     for alpha, bound in zip(alphas, bound_epsilons):
         observed = divergence.independent_log_psi(pair, alpha) / (alpha - 1)
-        ratios.append((_ratio(observed, bound), f"RDP α = {alpha}: {observed:.12g} vs {bound:.12g}"))
+        ratios.append((_ratio(observed, bound),
+                       f"RDP α = {alpha}: {observed:.12g} vs {bound:.12g}"))
     for epsilon, bound in zip(epsilons, bound_deltas):
         observed = divergence.delta(pair, epsilon)
-        ratios.append((_ratio(observed, bound), f"ADP ε = {epsilon}: {observed:.12g} vs {bound:.12g}"))
+        ratios.append((_ratio(observed, bound),
+                       f"ADP ε = {epsilon}: {observed:.12g} vs {bound:.12g}"))
     return ratios
 
 
