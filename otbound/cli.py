@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import sys
 from typing import TYPE_CHECKING
@@ -198,6 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
+    except BrokenPipeError:   # the reader stopped early (``| head``): stop quietly, output cut
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
     except _USER_ERRORS as error:
         print(f"otbound: error: {_flag_message(error)}", file=sys.stderr)
         return EXIT_USAGE

@@ -251,3 +251,13 @@ def test_the_verifier_takes_the_case_bounds_from_the_derivation_report():
     assert [b is r.variants[0].cases[0].bound for b, r in zip(bounds, reports)] == [True, True]
     weights = [bound.terms[0][1].left[1].weight for bound in bounds]
     assert weights[0] != weights[1] and weights[0].has(N)
+
+
+def test_a_reader_that_stops_early_gets_no_traceback():
+    import subprocess
+
+    process = subprocess.Popen(["otbound", "derive", "--list"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    process.stdout.close()   # the reader is gone before anything is written (``| head -0``)
+    error = process.stderr.read().decode()
+    assert process.wait() == 1 and error == ""
