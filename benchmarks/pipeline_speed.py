@@ -42,7 +42,8 @@ def forget_derivations() -> None:
     included."""
     from sympy.core.cache import clear_cache
 
-    for cached in (derived.bundled, derived._bundled_derivation, type_level._size_mass,
+    for cached in (derived.bundled, derived._bundled_derivation, derived._log_values,
+                   type_level._size_mass,
                    bound._closure):
         cached.cache_clear()
     clear_cache()

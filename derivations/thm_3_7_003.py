@@ -67,6 +67,7 @@ DERIVATION = Derivation(
     parameters=(StructuralParameter("K_plus", "number of inserted elements K+"),
                 StructuralParameter("K_minus", "number of removed elements K-")),
     variant_for=variant,
+    mirror=("K_plus", "K_minus"),
     tight=(("gaussian", "003 Thm. 3.8"), ("laplace", "003 Thm. M.2 (not in the seeds)"),
            ("randomized-response", "003 App. M.2 (not in the seeds)")),
     grid=InstanceGrid(range(1, 9), tuple({r: Fraction(*v)} for v in ((1, 2), (1, 3), (2, 7)))),

@@ -7,6 +7,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 import pytest
+import sympy as sp
 from cli_runs import INDEPENDENT_MEMBERS, POISSON_TWO_SUBSTITUTION, run_cli, write_derivation
 from hand_written import poisson_problem, wor_group_problem, wor_group_terms
 
@@ -48,6 +49,27 @@ def test_poisson_settings_are_003_thm_3_7_for_any_group(rate):
     for (inserted, removed), terms in zip(setting.shapes(), cases):
         ((log_p, problem),) = terms
         assert log_p == 0 and same_problem(problem, poisson_problem(rate, inserted, removed))
+
+
+@pytest.mark.parametrize("inserted, removed", [(0, 1), (1, 2), (0, 3), (2, 5)])
+def test_a_mirrored_variant_is_its_direct_derivation(inserted, removed):
+    """003 Thm. 3.7 at (K₊, K₋) with K₊ < K₋ is served as (K₋, K₊) read in the other direction;
+    deriving it directly gives the same weights and constraints (up to the labels)."""
+    derived.bundled.cache_clear()
+    mirrored = derived.bundled("003-thm-3.7", K_plus=inserted, K_minus=removed)
+    direct = derived.derive_bound(load_derivation("003-thm-3.7").at(
+        {"K_plus": inserted, "K_minus": removed}))
+    assert mirrored.label == direct.label
+    for mine, theirs in zip(mirrored.bound.cases, direct.bound.cases, strict=True):
+        for (p, problem), (p_direct, other) in zip(mine.terms, theirs.terms, strict=True):
+            assert sp.simplify(p - p_direct) == 0
+            for side, other_side in ((problem.left, other.left), (problem.right, other.right)):
+                assert [sp.expand(c.weight) for c in side] == [sp.expand(c.weight)
+                                                               for c in other_side]
+            assert problem.constraints.bounds == other.constraints.bounds
+            # served by the mirror: x's components are the events on x' of (K₋, K₊)
+            assert [c.label[0] for c in problem.left] == ["E"] * (removed + 1)
+            assert problem.swapped().swapped() == problem
 
 
 @pytest.mark.parametrize("q, n, k", [(3, 50, 1), (6, 40, 4), (2, 30, 5)])

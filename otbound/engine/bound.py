@@ -131,6 +131,14 @@ class MixtureProblem:
             raise InvalidSpecification(
                 f"constraint labels {self.constraints.labels} differ from components {labels}")
 
+    def swapped(self) -> "MixtureProblem":
+        """``max_ŷ Ψ(Σ_right ‖ Σ_left)`` under the same constraints. A coupling bounds the
+        divergence in both directions: 001 Thm. 3.4 rests on joint convexity, which holds in
+        both arguments, and Prop. 3.5's constraints are symmetric."""
+        labels = [c.label for c in self.right + self.left]
+        pairs = {(t, u): self.constraints.bound(t, u) for t, u in itertools.combinations(labels, 2)}
+        return MixtureProblem(self.right, self.left, ConstraintMatrix.from_pairs(labels, pairs))
+
     def positions(self) -> tuple[str, ...]:
         """Position names shared by equal problems: ``L1 … LI, R1 … RJ``."""
         return (tuple(f"L{i + 1}" for i in range(len(self.left)))
@@ -221,6 +229,11 @@ class CaseBound:
 
     name: str
     terms: tuple[tuple[sp.Expr, MixtureProblem], ...]
+
+    def swapped(self, name: str) -> "CaseBound":
+        """The bound for the divergence in the other direction (see
+        :meth:`MixtureProblem.swapped`), for the case of the swapped pair."""
+        return CaseBound(name, tuple((p, problem.swapped()) for p, problem in self.terms))
 
     def canonical(self) -> "CaseBound":
         """Drop zero-probability terms and merge terms with the same problem."""

@@ -129,6 +129,10 @@ class Derivation:
     """The structural parameters; ``variant_for(**values)`` builds the variant for any values
     (the ``variants`` are those checked by default)."""
     variant_for: Callable[..., Variant] | None = None
+    mirror: tuple[str, str] | None = None
+    """Two structural parameters whose exchange swaps the roles of ``x`` and ``x'`` (``K_plus``
+    and ``K_minus``): the variant at ``(b, a)`` is that at ``(a, b)`` read in the other
+    direction, so its bound is the swapped bound (:meth:`CaseBound.swapped`)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "parameters", tuple(self.parameters))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 import sympy as sp
@@ -103,6 +103,11 @@ class _Analysis:
         self._between: dict[tuple[str, str], float] = {}
         self._to_support: dict[tuple[Counts, int | None, str], float] = {}
         self._types: dict[str, list] = {}
+        self.pairs = list(itertools.combinations(case.labels, 2))
+        reference = case.coupling.reference
+        self._reference_pairs = [(index, u if t == reference else t)
+                                 for index, (t, u) in enumerate(self.pairs) if reference in (t, u)]
+        self._between_supports: list[float] | None = None
 
     def _referenced(self) -> list[frozenset]:
         sets = [frozenset(self.case.pair.removed), frozenset(self.case.pair.inserted)]
@@ -152,7 +157,12 @@ class _Analysis:
         """``P(A)``: the masses of its types, or exactly 1 for the whole batch space."""
         if isinstance(self.case.event(label)[0], Everything):
             return sp.Integer(1)
-        return sp.Add(*[self.content_mass(label, c) for c in self.vectors[label]])
+        orbits_by_size: Counter[int] = Counter()
+        for counts in self.vectors[label]:
+            orbits_by_size[sum(counts)] += self._orbit(counts)
+        specials = self.case.special_count(self._side(label)[0])
+        return sp.Add(*[_size_mass(self.scheme, held, specials, orbits)
+                        for held, orbits in sorted(orbits_by_size.items())])
 
     def _orbit(self, counts: Counts) -> int:
         return math.prod(math.comb(len(m), c) for m, c in zip(self.atoms.classes, counts))
@@ -166,8 +176,8 @@ class _Analysis:
         """``P(batch has these counts)`` on the dataset of ``label``. A set scheme's masses
         depend on the content through its size alone, so they are formed once per size."""
         on_x_prime, _ = self._side(label)
-        return self._orbit(counts) * _size_mass(self.scheme, sum(counts),
-                                                self.case.special_count(on_x_prime))
+        return _size_mass(self.scheme, sum(counts), self.case.special_count(on_x_prime),
+                          self._orbit(counts))
 
     def background(self, counts: Counts) -> sp.Expr:
         fixed = self.scheme.background_count(self._content(counts))
@@ -265,35 +275,44 @@ class _Analysis:
                                      default=UNBOUNDED)
         return self._between[key]
 
-    def smallest(self, state: JointState, t: str, u: str) -> float:
-        """The smallest distance Def. D.4 allows between coordinates ``t`` and ``u``."""
+    def smallest(self, state: JointState) -> tuple[float, ...]:
+        """The smallest distances Def. D.4 allows between the coordinates, pair by pair (in the
+        order of :attr:`pairs`): from the reference batch to a support, else between supports."""
         reference = self.case.coupling.reference
-        if reference not in (t, u):
-            return self.between(t, u)
-        other = u if t == reference else t
+        if self._between_supports is None:
+            self._between_supports = [0.0 if reference in (t, u) else self.between(t, u)
+                                      for t, u in self.pairs]
         members = state.get(reference)
-        return self.to_support(self.atoms.counts(members.specials), self._offset(state, reference),
-                               other)
+        counts, offset = self.atoms.counts(members.specials), self._offset(state, reference)
+        distances = list(self._between_supports)
+        for index, other in self._reference_pairs:
+            distances[index] = self.to_support(counts, offset, other)
+        return tuple(distances)
 
-    def actual(self, state: JointState, t: str, u: str) -> float:
-        first, second = state.get(t).named, state.get(u).named
-        only_first, only_second = len(first - second), len(second - first)
+    def actual(self, state: JointState) -> tuple[float, ...]:
+        """The distances between the coordinates of the orbit, pair by pair."""
+        bit: dict[str, int] = {}
+        sets = {label: sum(1 << bit.setdefault(e, len(bit)) for e in members.named)
+                for label, members in state.coordinates}
         if self.relation is BatchRelation.INSERTION_REMOVAL:
-            return only_first + only_second
-        return only_first if only_first == only_second else UNBOUNDED
+            return tuple((sets[t] ^ sets[u]).bit_count() for t, u in self.pairs)
+        return tuple(_substitution_distance((sets[t] & ~sets[u]).bit_count(),
+                                            (sets[u] & ~sets[t]).bit_count())
+                     for t, u in self.pairs)
 
     def first_violation(self, states) -> str:
         """A pair of coordinates farther apart than Def. D.4 allows (empty when none)."""
         for mass, probability, state, _ in states:
-            if mass * probability == 0:   # a zero-probability orbit constrains nothing
+            if mass == 0 or probability == 0:   # a zero-probability orbit constrains nothing
                 continue
-            for t, u in itertools.combinations(self.case.labels, 2):
-                actual, smallest = self.actual(state, t, u), self.smallest(state, t, u)
-                if actual != smallest:
-                    shown = ", ".join(f"y_{label} = {_format(members, self.atoms)}"
-                                      for label, members in state.coordinates)
-                    return (f"in the orbit ({shown}), d_Y(y_{t}, y_{u}) = {_number(actual)} but "
-                            f"the smallest possible distance is {_number(smallest)}")
+            actual, smallest = self.actual(state), self.smallest(state)
+            if actual == smallest:
+                continue
+            (t, u), a, b = next(x for x in zip(self.pairs, actual, smallest) if x[1] != x[2])
+            shown = ", ".join(f"y_{label} = {_format(members, self.atoms)}"
+                              for label, members in state.coordinates)
+            return (f"in the orbit ({shown}), d_Y(y_{t}, y_{u}) = {_number(a)} but the smallest "
+                    f"possible distance is {_number(b)}")
         return ""
 
     # --- the bound ---------------------------------------------------------------------------
@@ -315,7 +334,7 @@ class _Analysis:
         if compatible:
             matrices: dict[Counts, ConstraintMatrix] = {}
             for _, _, state, counts in states:
-                matrix = self._matrix(state, self.smallest)
+                matrix = self._matrix(self.smallest(state))
                 if matrices.setdefault(counts, matrix) != matrix:
                     raise UnsupportedOperation("the constraint matrix of one reference content "
                                                "changes with the orbit")
@@ -328,24 +347,40 @@ class _Analysis:
                         "the coupling's distances depend on the background count of the "
                         "reference batch; Thm. 3.4's expectation over it is not formed "
                         "symbolically")
-                mass[self._matrix(state, self.actual)] += (self.share(reference, counts)
+                mass[self._matrix(self.actual(state))] += (self.share(reference, counts)
                                                            * step_probability)
         terms = tuple((in_size(p), MixtureProblem(left, right, matrix))
                       for matrix, p in mass.items())
         return CaseBound(self.case.pair.name, terms)
 
-    def _matrix(self, state: JointState, distance) -> ConstraintMatrix:
-        labels = self.case.labels
-        return ConstraintMatrix.from_pairs(labels, {
-            (t, u): distance(state, t, u) for t, u in itertools.combinations(labels, 2)})
+    def _matrix(self, distances: tuple[float, ...]) -> ConstraintMatrix:
+        return ConstraintMatrix.from_pairs(self.case.labels, dict(zip(self.pairs, distances)))
 
 
 @functools.lru_cache(maxsize=4096)
-def _size_mass(scheme: Scheme, held: int, specials: int) -> sp.Expr:
+def _size_mass(scheme: Scheme, held: int, specials: int, orbits: int = 1) -> sp.Expr:
     """``P(the batch holds these `held` special elements)`` out of ``specials`` (with ``n``
-    background elements): for a set scheme it depends on the content's size alone."""
+    background elements), times ``orbits``: for a set scheme it depends on the content's size
+    alone. (Cached: many events of many cases share these masses.)"""
+    if orbits != 1:
+        return _times(orbits, _size_mass(scheme, held, specials))
     content = Content.of(f"s{i}" for i in range(held))
     return scheme.content_mass(content, symbols.n, symbols.n + specials)
+
+
+def _times(count: int, expr: sp.Expr) -> sp.Expr:
+    """``count · expr``, formed directly when ``expr`` is a product without a numeric factor
+    (sympy's canonical form then just puts ``count`` first): sympy's general product is a large
+    part of the cost of a derivation at ``K = 32``."""
+    factors = expr.args if expr.is_Mul else (expr,)
+    if count == 1 or expr.is_Add or any(factor.is_Number for factor in factors):
+        return count * expr
+    return sp.Mul._from_args((sp.Integer(count),) + factors)
+
+
+def _substitution_distance(only_first: int, only_second: int) -> float:
+    """Substitution distance between two sets of equal size (unbounded between unequal sizes)."""
+    return only_first if only_first == only_second else UNBOUNDED
 
 
 def _format(members: Members, atoms: Atoms) -> str:

@@ -47,7 +47,9 @@ class DerivedBound:
     proof: str
     """Where validity was shown: ``"every N (type level)"`` or ``"instances"``."""
 
+    @functools.cached_property
     def symbols(self) -> set:
+        """The symbols the bound depends on (computed once)."""
         found = set()
         for case in self.bound.cases:
             for probability, problem in case.terms:
@@ -55,6 +57,14 @@ class DerivedBound:
                 for component in problem.left + problem.right:
                     found |= component.weight.free_symbols
         return found
+
+    def mirrored(self, label: str) -> "DerivedBound":
+        """The bound of the mirrored variant ``label``: every case read in the other direction
+        (:meth:`otbound.engine.bound.CaseBound.swapped`)."""
+        from otbound.engine.bound import MixtureBound
+
+        cases = tuple(case.swapped(case.name) for case in self.bound.cases)
+        return DerivedBound(self.name, label, MixtureBound(cases), self.loose, self.proof)
 
     def describe(self) -> dict:
         return {"derivation": self.name, "variant": self.label,
@@ -89,8 +99,17 @@ def derive_bound(derivation: "Derivation") -> DerivedBound:
 
 @functools.lru_cache(maxsize=256)
 def bundled(name: str, **structural: int) -> DerivedBound:
-    """The derived bound of a bundled derivation (derived once per process)."""
-    return derive_bound(_bundled_derivation(name).at(structural))
+    """The derived bound of a bundled derivation (derived once per process). A variant that
+    mirrors another (:attr:`Derivation.mirror`) is derived as that one, read in the other
+    direction."""
+    derivation = _bundled_derivation(name)
+    chosen = derivation.at(structural)
+    if derivation.mirror:
+        a, b = derivation.mirror
+        if int(structural[a]) < int(structural[b]):
+            swapped = {**structural, a: structural[b], b: structural[a]}
+            return bundled(name, **swapped).mirrored(chosen.variants[0].label)
+    return derive_bound(chosen)
 
 
 @functools.lru_cache(maxsize=64)
@@ -106,7 +125,7 @@ def numeric_values(derived: DerivedBound, values: Mapping[str, object]) -> dict:
 
     from otbound.engine import symbols
 
-    needed = {str(s): s for s in derived.symbols()}
+    needed = {str(s): s for s in derived.symbols}
     unknown = sorted(set(values) - set(needed))
     if unknown:
         raise InvalidSpecification(
@@ -159,7 +178,7 @@ def largest_over_sizes(derived: DerivedBound, values: Mapping[str, object]) -> l
         raise InvalidSpecification("give either N (one dataset size) or Q (the maximum over "
                                    "N > Q), not both", parameter="param")
     smallest = _exact("Q", values["Q"]) + 1
-    if symbols.N not in derived.symbols():
+    if symbols.N not in derived.symbols:
         raise InvalidSpecification(f"the bound of {derived.name} does not depend on N, so Q "
                                    "does not apply", parameter="param")
     reason = _not_largest_at_smallest_size(derived)
@@ -204,7 +223,7 @@ def evaluate(derived: DerivedBound, values: Mapping[str, object]) -> list[list[T
     exact = numeric_values(derived, values)
     digits = 30 + max((len(str(abs(v.p))) + len(str(v.q)) for v in exact.values()), default=0)
     with mp.workdps(digits):
-        logs = _LogValues(exact)
+        logs = _log_values(tuple(sorted(exact.items(), key=str)), digits)
         cases = []
         for case in derived.bound.cases:
             term_logs = [logs.probability(p, f"term probability {p}") for p, _ in case.terms]
@@ -215,6 +234,13 @@ def evaluate(derived: DerivedBound, values: Mapping[str, object]) -> list[list[T
         return cases
 
 
+@functools.lru_cache(maxsize=8)
+def _log_values(exact: tuple, digits: int) -> "_LogValues":
+    """One evaluator per point and precision, shared by the bounds evaluated there (the cases
+    of a group share most of their probabilities)."""
+    return _LogValues(dict(exact))
+
+
 class _LogValues:
     """``log`` of expressions at exact values of their symbols, as mpmath numbers, without
     forming huge integers (binomials through log-gamma); sub-expressions shared by many
@@ -223,6 +249,7 @@ class _LogValues:
     def __init__(self, exact: dict) -> None:
         self.exact = exact
         self._memo: dict = {}
+        self.problems: dict = {}
 
     def probability(self, expr: "sp.Expr", what: str):
         """``log`` of a probability (``-inf`` for zero); refuses a value outside ``[0, 1]``."""
@@ -278,7 +305,14 @@ class _LogValues:
 
 def _numeric_problem(problem, logs: _LogValues) -> NumericProblem:
     """The problem at these values, without its components of weight zero (a component that
-    does not enter the mixture changes nothing; the closure keeps the constraints it implied)."""
+    does not enter the mixture changes nothing; the closure keeps the constraints it implied).
+    Kept with the evaluator, which belongs to one point and precision."""
+    if problem not in logs.problems:
+        logs.problems[problem] = _new_numeric_problem(problem, logs)
+    return logs.problems[problem]
+
+
+def _new_numeric_problem(problem, logs: _LogValues) -> NumericProblem:
     weights = {}
     for side in (problem.left, problem.right):
         values = {c.label: logs.probability(c.weight, f"weight of {c.label}") for c in side}

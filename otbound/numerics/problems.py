@@ -9,6 +9,7 @@ additive-noise mechanisms recognises.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
@@ -100,6 +101,7 @@ class Term:
         return iter((self.log_probability, self.problem))
 
 
+@functools.lru_cache(maxsize=256)
 def insert_remove_pattern(inserted: int, removed: int) -> ConstraintMatrix:
     """003 Thm. 3.7: ``d(L_t, L_u) ≤ |t − u|``, ``d(R_t, R_u) ≤ |t − u|``,
     ``d(L_t, R_u) ≤ (t − 1) + (u − 1)`` for ``removed + 1`` left and ``inserted + 1`` right
