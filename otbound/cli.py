@@ -26,6 +26,11 @@ from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, Meth
 from otbound.errors import (AuditFileError, DerivationFileError, InvalidSpecification,
                             OtboundError, UnsupportedOperation)
 
+DESCRIPTION = ("Derive, verify, evaluate and audit privacy amplification bounds for subsampled "
+               "mechanisms (conditional optimal transport, Schuchardt et al.).")
+EXIT_CODES = ("exit codes: 0 success; 1 a check failed, an audited claim is unsound, or an "
+              "internal error; 2 bad input")
+
 if TYPE_CHECKING:
     from otbound.accounting.steps import Step
     from otbound.engine.report import DerivationReport
@@ -55,7 +60,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="otbound", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="otbound", description=DESCRIPTION, epilog=EXIT_CODES)
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     derive = commands.add_parser("derive", help="derive and check a bound from its ingredients")
     derive.add_argument("target", nargs="?", help="derivation name, file stem or path")

@@ -88,9 +88,9 @@ class ConstraintMatrix:
             if value == 0:
                 parts.append(f"{yt} = {yu}")
             else:
-                parts.append(rf"d_Y({yt}, {yu}) \le {int(value)}" if latex
+                parts.append(rf"d_Y({yt}, {yu}) \leq {int(value)}" if latex
                              else f"d_Y({yt}, {yu}) ≤ {int(value)}")
-        return ", ".join(parts) if parts else ("no constraint" if not latex else r"\text{none}")
+        return ", ".join(parts) if parts else ("no constraint" if not latex else r"\mathrm{none}")
 
     def to_json(self) -> dict:
         return {"labels": list(self.labels),
@@ -184,7 +184,7 @@ class MixtureProblem:
         left, right = _mixture(self.left, latex), _mixture(self.right, latex)
         if latex:
             return (rf"\max_{{\hat y}} \Psi_\alpha\left({left} \,\middle\|\, {right}\right)"
-                    rf" \quad \text{{s.t. }} {self.constraints.describe(latex=True)}")
+                    rf" \quad \mathrm{{s.t.}}\ {self.constraints.describe(latex=True)}")
         return f"max_ŷ Ψ_α( {left} ‖ {right} )  s.t. {self.constraints.describe()}"
 
     def to_json(self) -> dict:
@@ -211,15 +211,17 @@ def _constraint_text(matrix: ConstraintMatrix, t: int, u: int) -> str:
 def _mixture(components: tuple[Component, ...], latex: bool) -> str:
     import sympy as sp
 
+    from otbound.engine.notation import plain
+
     terms = []
     for c in components:
-        weight = sp.latex(c.weight) if latex else sp.sstr(c.weight)
+        weight = sp.latex(c.weight) if latex else plain(c.weight)
         base = rf"b_{{\hat y_{{{c.label}}}}}" if latex else f"b(ŷ_{c.label})"
         if c.weight == 1:
             terms.append(base)
         else:
             weight = f"({weight})" if isinstance(c.weight, sp.Add) else weight
-            terms.append(f"{weight} {base}" if latex else f"{weight}·{base}")
+            terms.append(f"{weight} {base}")
     return " + ".join(terms)
 
 
@@ -291,12 +293,14 @@ class CaseBound:
     def describe(self, latex: bool = False) -> list[str]:
         import sympy as sp
 
+        from otbound.engine.notation import plain
+
         terms = self.canonical().terms
         if len(terms) == 1 and terms[0][0] == 1:
             return [terms[0][1].describe(latex)]
         lines = []
         for probability, problem in terms:
-            p = sp.latex(probability) if latex else sp.sstr(probability)
+            p = sp.latex(probability) if latex else plain(probability)
             lines.append((rf"+ \left({p}\right) \cdot " if latex else f"+ ({p}) × ")
                          + problem.describe(latex))
         return lines
@@ -377,7 +381,8 @@ class MixtureBound:
         lines = []
         for case in self.cases:
             if latex:
-                lines.append(rf"&\text{{case {case.name}:}}")
+                name = case.name.replace(" ", r"\ ").replace("-", "{-}")
+                lines.append(rf"&\mathrm{{case\ {name}:}}")
                 lines.extend(r"&\quad " + line for line in case.describe(latex))
             else:
                 lines.append(f"case {case.name}:")

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from otbound.engine.bound import CaseBound, MixtureBound
 from otbound.engine.conditionals import Case
+from otbound.engine.notation import latex_text
 from otbound.engine.validity import Verdict
 
 if TYPE_CHECKING:
@@ -299,27 +300,15 @@ class DerivationReport:
                 continue
             body = " \\\\\n".join(variant.bound.describe(latex=True))
             blocks.append(
-                rf"\begin{{theorem}}[{_latex_text(d.source)}, {_latex_text(variant.variant.label)}]"
+                rf"\begin{{theorem}}[{latex_text(d.source)}, {latex_text(variant.variant.label)}]"
                 + "\n" + r"Let $M = B \circ S$, where $S$ is "
-                + f"{_latex_text(d.scheme.describe())}, the dataset relation is "
-                + f"{_latex_text(variant.variant.relation.describe())} and the batch relation is "
-                + f"{_latex_text(d.batch_relation.value)}. Then for all $\\alpha > 1$, "
+                + f"{latex_text(d.scheme.describe())}, the dataset relation is "
+                + f"{latex_text(variant.variant.relation.describe())} and the batch relation is "
+                + f"{latex_text(d.batch_relation.value)}. Then for all $\\alpha > 1$, "
                 + r"$\Psi_\alpha(m_x \| m_{x'})$ is at most the maximum of" + "\n"
                 + r"\begin{align*}" + "\n" + body + "\n" + r"\end{align*}" + "\n"
                 + r"\end{theorem}")
         return "\n\n".join(blocks)
-
-
-_LATEX_TEXT = (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"),
-               ("_", r"\_"), ("≃±", r"$\simeq_{\pm}$"), ("≃Δ", r"$\simeq_{\Delta}$"),
-               ("≃", r"$\simeq$"), ("±", r"$\pm$"), ("Δ", r"$\Delta$"), ("∞", r"$\infty$"))
-
-
-def _latex_text(text: str) -> str:
-    """Plain text made safe for LaTeX."""
-    for plain, latex in _LATEX_TEXT:
-        text = text.replace(plain, latex)
-    return text
 
 
 def _yes(flag: bool) -> str:
