@@ -120,7 +120,7 @@ class CaseReport:
         exact = self._instances_text()
         if self.type_level is not None and self.type_level.validity is Verdict.PROVED:
             marginals = (f"proved for every N at the level of types "
-                         f"({self.type_level.orbits} orbits), plus {exact}")
+                         f"({_count(self.type_level.orbits, 'orbit')}), plus {exact}")
         elif self.validity == SYMBOLIC:
             marginals = f"symbolic proof for general N, plus {exact}"
         else:
@@ -309,6 +309,10 @@ class DerivationReport:
                 + r"\begin{align*}" + "\n" + body + "\n" + r"\end{align*}" + "\n"
                 + r"\end{theorem}")
         return "\n\n".join(blocks)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def _yes(flag: bool) -> str:
