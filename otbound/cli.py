@@ -364,9 +364,9 @@ def _evaluate(args: argparse.Namespace, inputs: str, outputs: str, evaluate) -> 
           + ", ".join(f"{k} = {v}" for k, v in result["setting"].items()))
     if "pairs" in result:
         print(f"dominating pairs: {result['pairs']}")
-    print(f"{inputs:>12}  {outputs:>24}  {'error bound':>11}")
+    print(f"{inputs:>12}  {outputs:>16}  {'error bound':>11}")
     for point, bound in zip(points, bounds):
-        print(f"{show(point):>12}  {upper_text(bound.value, 17):>24}  "
+        print(f"{show(point):>12}  {upper_text(bound.value):>16}  "
               f"{upper_text(bound.error, 2):>11}")
     return EXIT_OK
 
@@ -413,19 +413,27 @@ def _account(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
         return EXIT_OK
-    epsilon = show(args.epsilon) if args.epsilon is not None else upper_text(guarantee.epsilon, 8)
-    delta = show(args.delta) if args.delta is not None else upper_text(guarantee.delta, 6)
-    how = ", ".join(f"{k} {v}" for k, v in guarantee.details.items() if k != "compared")
+    epsilon = show(args.epsilon) if args.epsilon is not None else upper_text(guarantee.epsilon)
+    delta = show(args.delta) if args.delta is not None else upper_text(guarantee.delta)
+    floor = guarantee.details.get("at_floor")
+    if floor is not None:
+        delta = "≤ " + delta
+    how = ", ".join(f"{k} {v}" for k, v in guarantee.details.items()
+                    if k not in ("compared", "at_floor"))
     print(f"({epsilon}, {delta})-DP after {guarantee.steps} steps — accountant "
           f"{guarantee.accountant.value} ({how})")
     for name, other in guarantee.details.get("compared", {}).items():
         if "unavailable" in other:
             print(f"  {name}: unavailable — {other['unavailable']}")
         else:
-            value = "ε = " + upper_text(other["epsilon"], 8) if args.delta is not None \
-                else "δ = " + upper_text(other["delta"], 6)
+            value = "ε = " + upper_text(other["epsilon"]) if args.delta is not None \
+                else "δ " + ("≤ " if "at_floor" in other else "= ") + upper_text(other["delta"])
             print(f"  {name}: {value}")
     print("setting: " + ", ".join(f"{k} = {v}" for k, v in step.setting.items()))
+    if floor is not None:
+        print(f"note: δ is within the PLD accountant's floor ({floor:g}: its rounding margin "
+              "and the tails cut in each composition); the true δ may be far smaller "
+              "(--accountant rdp resolves smaller values)")
     return EXIT_OK
 
 

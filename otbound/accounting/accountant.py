@@ -53,6 +53,7 @@ def account(steps: list[Step], accountant: Accountant = Accountant.BEST, *,
             f"{name}: {reason}" for name, reason in skipped.items()))
     best = min(results.values(), key=lambda g: g.epsilon if delta is not None else g.delta)
     compared = {g.accountant.value: {"epsilon": g.epsilon, "delta": g.delta}
+                | {k: v for k, v in g.details.items() if k == "at_floor"}
                 for g in results.values()}
     compared |= {name: {"unavailable": reason} for name, reason in skipped.items()}
     return replace(best, details=best.details | {"compared": compared})
@@ -75,6 +76,8 @@ def _account_with(accountant: Accountant, steps: list[Step], delta: float | None
         else:
             delta = min(pld.pld_delta(plds, epsilon), 1.0)   # δ ≤ 1 always holds
         details = {"discretisation": discretisation}
+        if epsilon is not None and pld.at_floor(delta):
+            details["at_floor"] = pld.RESOLUTION
     else:
         curve = rdp.compose_rdp(steps)
         converted = (rdp.rdp_epsilon(curve, delta, conversion) if delta is not None

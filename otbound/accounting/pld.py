@@ -170,6 +170,17 @@ def pld_epsilon(plds: list[PrivacyLossDistribution], delta: float) -> float:
     return max(pld.get_epsilon_for_delta(target) for pld in plds)
 
 
+RESOLUTION = 1e-14
+"""δ at or below this is the accountant's floor (``ROUNDING_FLOOR``) plus tail mass cut in the
+compositions (``TRUNCATION`` each, moved pessimistically): such a δ is a sound bound, but it says
+only that the true δ is no larger, not how small it is."""
+
+
+def at_floor(delta: float) -> bool:
+    """Whether a δ from :func:`pld_delta` lies within the accountant's :data:`RESOLUTION`."""
+    return delta <= RESOLUTION
+
+
 def pld_delta(plds: list[PrivacyLossDistribution], epsilon: float) -> float:
     """The worst case's δ at ``ε`` (pessimistic), widened by the rounding margin."""
     delta = max(pld.get_delta_for_epsilon(epsilon) for pld in plds)

@@ -90,7 +90,11 @@ def minimum(bounds: list[Bounds]) -> Bounds:
     return Bounds(uppers[best, columns], np.array([b.estimate for b in bounds])[best, columns])
 
 
-def upper_text(value: float, digits: int = 6) -> str:
+TEXT_DIGITS = 8
+"""Significant digits of every bound printed as text (JSON carries the full double)."""
+
+
+def upper_text(value: float, digits: int = TEXT_DIGITS) -> str:
     """``value`` with ``digits`` significant digits, rounded up: printed bounds stay bounds."""
     if value == 0 or not math.isfinite(value):
         return repr(float(value))
