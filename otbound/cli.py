@@ -75,8 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify = commands.add_parser("verify", help="check a derivation three independent ways")
     verify.add_argument("target", help="derivation name, file stem or path")
     verify.add_argument("--max-n", type=int, default=6, help="largest dataset size (default 6)")
-    verify.add_argument("--samples", type=int, default=2000,
-                        help="soundness cases per derivation (default 2000)")
+    verify.add_argument("--soundness-cases", "--samples", dest="samples", type=int,
+                        default=2000, help="datasets and functions tried by the adversarial "
+                        "soundness search, per derivation (default 2000)")
     verify.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     verify.add_argument("--json", action="store_true", help="print one JSON object")
     verify.add_argument("--timings", action="store_true",
@@ -189,7 +190,7 @@ _FLAGS = {
     "sigma": "--sigma", "scale": "--scale", "theta": "--theta", "sensitivity": "--sensitivity",
     "method": "--method", "max_batch": "--max-batch", "neighbouring": "--neighbouring",
     "accountant": "--accountant", "conversion": "--conversion",
-    "discretisation": "--discretisation", "seed": "--seed", "samples": "--samples",
+    "discretisation": "--discretisation", "seed": "--seed", "samples": "--soundness-cases",
     "max_n": "--max-n", "workers": "--workers",
 }
 """The flag of each library parameter that a command sets, for the library's error messages."""

@@ -72,9 +72,9 @@ def test_derivation_file_that_prints_leaves_stdout_valid_json(capsys, tmp_path):
 
 @pytest.mark.parametrize("flags, message", [
     (["--seed", "-1"], "--seed must be an integer >= 0, got -1"),
-    (["--samples", "0"], f"--samples must be an integer in [1, {MAX_SAMPLES}], got 0"),
+    (["--samples", "0"], f"--soundness-cases must be an integer in [1, {MAX_SAMPLES}], got 0"),
     (["--samples", str(MAX_SAMPLES + 1)],
-     f"--samples must be an integer in [1, {MAX_SAMPLES}], got {MAX_SAMPLES + 1}"),
+     f"--soundness-cases must be an integer in [1, {MAX_SAMPLES}], got {MAX_SAMPLES + 1}"),
     (["--max-n", "3"], f"--max-n must be an integer in [4, {MAX_N}] for 001-thm-3.6, got 3"),
     (["--max-n", "0"], f"--max-n must be an integer in [4, {MAX_N}] for 001-thm-3.6, got 0"),
     (["--max-n", str(MAX_N + 1)],

@@ -69,3 +69,16 @@ def test_the_readme_example_of_adp_without_replacement_shows_a_delta(capsys):
                                                                                 ["0.005"])]
     assert code == 0 and len(rows) == 2 and all(float(row[1]) > 0 for row in rows)
     assert "--epsilon 0.001,0.005 --method agnostic" in README
+
+
+def test_verify_table_has_one_quantity_per_row_and_shows_mutation_witnesses(capsys):
+    code, out, _ = _run(capsys, "verify", "001-thm-4.1", "--soundness-cases", "30")
+    assert code == 0
+    header, *rows = [line for line in out.splitlines()
+                     if line.startswith(("check ", "tightness", "soundness", "Monte Carlo"))]
+    assert header.split()[:4] == ["check", "parameters", "quantity", "bound"]
+    soundness = [row for row in rows if row.startswith("soundness search")]
+    assert soundness and all("largest divergence/bound  —" in row for row in soundness)
+    assert all(("ε_α (RDP)" in row) == ("RDP" in row.split("  ")[0] and "Monte" not in row)
+               for row in rows if row.startswith("tightness"))
+    assert any(line.startswith("mutation: ") and "observed" in line for line in out.splitlines())

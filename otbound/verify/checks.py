@@ -167,6 +167,22 @@ class Finding:
     def passed(self) -> bool:
         return self.verdict in ("tight", "sound", "consistent", "uninformative", "caught")
 
+    @property
+    def normalised(self) -> bool:
+        """Whether ``observed`` is a ratio divergence/bound (``bound`` is then 1)."""
+        return self.check == "soundness search"
+
+    @property
+    def quantity(self) -> str:
+        """What ``bound`` and ``observed`` measure (one quantity per row of the text table)."""
+        if self.normalised:
+            return "largest divergence/bound"
+        if self.parameters.get("quantity") == "Psi":
+            return "Ψ_α"
+        if "alpha" in self.parameters:
+            return "ε_α (RDP)"
+        return "δ(ε)" if "epsilon" in self.parameters else "value"
+
     def to_json(self) -> dict:
         def number(value: float) -> float | None:  # NaN: nothing was measured (valid JSON)
             return None if math.isnan(value) else value

@@ -179,16 +179,20 @@ class VerifyReport:
         return result
 
     def to_text(self) -> str:
-        header = ("check", "parameters", "bound", "observed", "ratio", "verdict")
-        rows = [(f.check, ", ".join(f"{k}={v}" for k, v in f.parameters.items()),
-                 _shown(f.bound, ".10g"), _shown(f.observed, ".10g"), _shown(f.ratio, ".6f"),
-                 f.verdict) for f in self.findings]
+        header = ("check", "parameters", "quantity", "bound", "observed", "ratio", "verdict")
+        rows = [(f.check, ", ".join(f"{k}={v}" for k, v in f.parameters.items()
+                                    if k != "quantity"),
+                 f.quantity, "—" if f.normalised else _shown(f.bound, ".10g"),
+                 _shown(f.observed, ".10g"), _shown(f.ratio, ".6f"), f.verdict)
+                for f in self.findings]
         widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
         lines = [f"verify {self.derivation.name} — {self.derivation.source}"]
         lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in [header] + rows]
         failures = [f for f in self.findings if not f.passed]
         for f in failures:
             lines.append(f"FAILED {f.check}: {f.witness}")
+        lines += [f"{f.check}: {f.witness}" for f in self.findings
+                  if f.passed and f.check.startswith("mutation")]
         lines += [line for comparison in self.published for line in comparison.to_text()]
         lines += [f"skipped: {s}" for s in self.skipped]
         lines.append(f"{self.soundness_cases} soundness cases, largest ratio divergence/bound "
