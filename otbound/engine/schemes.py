@@ -23,6 +23,7 @@ from typing import Iterator, Mapping
 import sympy as sp
 
 from otbound.engine.batches import Batch, Content
+from otbound.engine.products import power_product
 from otbound.errors import InvalidSpecification
 
 Parameter = sp.Expr
@@ -193,10 +194,9 @@ class Poisson(SetScheme):
         return sp.binomial(n, m) * self.rate ** m * (1 - self.rate) ** (n - m)
 
     def content_mass(self, content: Content, n: sp.Expr, size: sp.Expr) -> sp.Expr:
-        # Binomial theorem: sum_m C(n, m) r^m (1 - r)^(n - m) = (r + (1 - r))^n.
+        # Binomial theorem: sum_m C(n, m) r^m (1 - r)^(n - m) = (r + (1 - r))^n = 1.
         r, specials = self.rate, size - n
-        return (r ** content.size * (1 - r) ** (specials - content.size)
-                * (r + (1 - r)) ** n)
+        return power_product(r ** content.size, (1 - r) ** (specials - content.size))
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from otbound.engine.bound import CaseBound, Component, ConstraintMatrix, Mixture
 from otbound.engine.conditionals import Case, SizeReference
 from otbound.engine.events import Everything
 from otbound.engine.joint_types import Atoms, JointState, Members, atoms_of
+from otbound.engine.products import scaled
 from otbound.engine.relations import UNBOUNDED, BatchRelation
 from otbound.engine.schemes import Poisson, Scheme, WithoutReplacement
 from otbound.engine.simplify import tidy
@@ -363,19 +364,9 @@ def _size_mass(scheme: Scheme, held: int, specials: int, orbits: int = 1) -> sp.
     background elements), times ``orbits``: for a set scheme it depends on the content's size
     alone. (Cached: many events of many cases share these masses.)"""
     if orbits != 1:
-        return _times(orbits, _size_mass(scheme, held, specials))
+        return scaled(orbits, _size_mass(scheme, held, specials))
     content = Content.of(f"s{i}" for i in range(held))
     return scheme.content_mass(content, symbols.n, symbols.n + specials)
-
-
-def _times(count: int, expr: sp.Expr) -> sp.Expr:
-    """``count · expr``, formed directly when ``expr`` is a product without a numeric factor
-    (sympy's canonical form then just puts ``count`` first): sympy's general product is a large
-    part of the cost of a derivation at ``K = 32``."""
-    factors = expr.args if expr.is_Mul else (expr,)
-    if count == 1 or expr.is_Add or any(factor.is_Number for factor in factors):
-        return count * expr
-    return sp.Mul._from_args((sp.Integer(count),) + factors)
 
 
 def _substitution_distance(only_first: int, only_second: int) -> float:

@@ -13,7 +13,6 @@ A coupling that is valid but not ``d_Y``-compatible still gives 001 Thm. 3.4's b
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -319,9 +318,10 @@ def _new_numeric_problem(problem, logs: _LogValues) -> NumericProblem:
         _check_total(list(values.values()), "the mixture weights")
         weights |= {label: w for label, w in values.items() if w > -mp.inf}
     closed = problem.constraints.closure()
-    kept = [label for label in closed.labels if label in weights]
-    constraints = ConstraintMatrix.from_pairs(kept, {
-        (t, u): closed.bound(t, u) for t, u in itertools.combinations(kept, 2)})
+    kept = [i for i, label in enumerate(closed.labels) if label in weights]
+    constraints = (closed if len(kept) == len(closed.labels) else ConstraintMatrix(
+        tuple(closed.labels[i] for i in kept),
+        tuple(tuple(closed.bounds[i][j] for j in kept) for i in kept)))
     return NumericProblem(
         np.array([float(weights[c.label]) for c in problem.left if c.label in weights]),
         np.array([float(weights[c.label]) for c in problem.right if c.label in weights]),
