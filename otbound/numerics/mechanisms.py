@@ -95,6 +95,44 @@ def _pattern_sizes(problem: NumericProblem) -> tuple[int, int, int]:
         + problem.constraints.describe())
 
 
+@dataclass(frozen=True)
+class Star:
+    """A problem whose components on one side, but one, lie at the same distance from the
+    single component of the other side (see :func:`equidistant_star`)."""
+
+    removal: bool
+    """Whether the many components are on the left (``x``) side."""
+    weights: np.ndarray
+    """Log-weights of the merged side: the component at the centre, then all the others."""
+    distance: float
+    positions: np.ndarray
+    """Where the worst case puts every original component (left then right)."""
+
+
+def equidistant_star(problem: NumericProblem) -> Star | None:
+    """One side a single component ``c``; on the other, one component at ``c`` (distance 0) and
+    every other at the same closed distance ``d`` from ``c``. The problem then equals the
+    two-point one with the others merged at distance ``d`` (with their total weight): joint
+    convexity gives ``≤`` (the mixture is an average of mixtures with one far component each,
+    none farther than ``d``), and putting them all at one point at distance ``d`` attains it.
+    ``None`` for any other pattern."""
+    sizes = problem.left.size, problem.right.size
+    if 1 not in sizes or sizes == (1, 1):
+        return None
+    removal = sizes[1] == 1
+    single, many = (sizes[0], range(sizes[0])) if removal else (0, range(1, 1 + sizes[1]))
+    distances = np.array([problem.closed().bounds[single][i] for i in many])
+    near, far = distances == 0, distances > 0
+    if near.sum() != 1 or len(set(distances[far])) != 1 or not np.isfinite(distances).all():
+        return None
+    weights = problem.left if removal else problem.right
+    merged = np.array([weights[near][0], log_sum_exp(weights[far])])
+    distance = float(distances[far][0])
+    spots = np.where(far, distance, 0.0)
+    positions = np.concatenate([spots, [0.0]] if removal else [[0.0], -spots])
+    return Star(removal, merged, distance, positions)
+
+
 def single_distance(problem: NumericProblem) -> int:
     """The distance bound between the only two components of a problem (001 Prop. E.5)."""
     bound = problem.closed().bounds[0][1]
@@ -140,6 +178,14 @@ class AdditiveNoise(Mechanism):
         if problem.left.size == problem.right.size == 1:
             distance = single_distance(problem)
             return [(self.distance_pair(distance), np.array([distance, 0.0]) * self.sensitivity)]
+        star = equidistant_star(problem)
+        if star is not None:
+            near, far = [0.0], [0.0, star.distance]
+            pair = (MixturePair(self.family, self.noise_multiplier, far, star.weights, near,
+                                problem.right) if star.removal else
+                    MixturePair(self.family, self.noise_multiplier, near, problem.left,
+                                [-x for x in far], star.weights))
+            return [(pair, star.positions * self.sensitivity)]
         inserted, removed, stretch = _pattern_sizes(problem)
         left, right = stretch * np.arange(removed + 1), -stretch * np.arange(inserted + 1)
         pair = MixturePair(self.family, self.noise_multiplier, left, problem.left, right,
