@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from otbound.accounting.steps import Step, StepCase
+from otbound.accounting.truncated_derived import DERIVED_NEIGHBOURING, SOURCES, derived_cases
 from otbound.choices import Neighbouring
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, describe
@@ -126,7 +127,19 @@ def _pair(scale: float, p_means, q_means, rate: float) -> MixturePair:
 
 
 def truncated_step(sampling: TruncatedPoissonSetting, mechanism: Mechanism, count: int) -> Step:
+    """``count`` steps; add/remove and replace-one from the engine's derived bound (002 Thm.
+    3.1, 3.4; see :mod:`otbound.engine.truncation`), zero-out (002 Thm. 3.3; not yet derived by
+    the engine) from the pairs written here."""
     relation = ("truncated-poisson", sampling.neighbouring.value, sampling.dataset_size)
+    if sampling.neighbouring in DERIVED_NEIGHBOURING:
+        if not (isinstance(mechanism, AdditiveNoise) and mechanism.family is Family.GAUSSIAN):
+            sampling.cases(mechanism)   # the same refusal as the hand-written path
+        w = sampling.truncation_probability()
+        cases = derived_cases(sampling.rate, w, sampling.branch_rate() if w > 0 else 0.0,
+                              mechanism, PROBABILITY_ERROR, sampling.neighbouring)
+        label = f"derived ({SOURCES[sampling.neighbouring]})"
+        setting = sampling.describe() | describe(mechanism) | {"bound": label}
+        return Step(tuple(tuple(branches) for branches in cases), count, relation, setting)
     return Step(sampling.cases(mechanism), count, relation,
                 sampling.describe() | describe(mechanism))
 

@@ -1,0 +1,76 @@
+"""Truncated Poisson pairs from the derived bounds (:mod:`otbound.engine.truncation`; 002 Thm.
+3.1 add/remove, 3.4 replace-one).
+
+The engine's bound is a public mixture of two branches whose weights are
+``w = P[Binom(N − 1, p) ≥ B]`` and whose rates are ``p`` and ``q̃``; the caller evaluates ``w``
+and ``q̃`` with scipy (``TruncatedPoissonSetting``), and they are raised by its
+``PROBABILITY_ERROR`` (relative), which can only enlarge the bound: a branch's divergence is
+non-negative (hockey stick) or at least one (``Ψ_α``), and each branch problem grows with its
+rate. The mechanism's worst-case solver turns
+each branch into dominating pairs, as for every derivation.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+from otbound.choices import Neighbouring
+from otbound.engine.bound import ConstraintMatrix
+from otbound.errors import UnsupportedOperation
+from otbound.numerics.mechanisms import Mechanism
+from otbound.numerics.problems import NumericProblem, Term
+
+DERIVED_NEIGHBOURING = (Neighbouring.ADD_REMOVE, Neighbouring.REPLACE_ONE)
+"""The relations whose truncated Poisson pairs come from the engine's derived bound."""
+
+SOURCES = {Neighbouring.ADD_REMOVE: "002 Thm. 3.1", Neighbouring.REPLACE_ONE: "002 Thm. 3.4"}
+
+
+@functools.lru_cache(maxsize=2)
+def derived(neighbouring: Neighbouring = Neighbouring.ADD_REMOVE):
+    """The engine's bound as a :class:`DerivedBound` (validity: a generative coupling, for
+    every ``N``; confirmed by exact enumeration in the tests)."""
+    from otbound.engine import truncation
+    from otbound.numerics.derived import DerivedBound
+
+    bound = (truncation.derived_bound() if neighbouring is Neighbouring.ADD_REMOVE
+             else truncation.derived_substitution_bound())
+    return DerivedBound("002-truncated-poisson", neighbouring.value, bound, False,
+                        f"every N (generative coupling; {SOURCES[neighbouring]})")
+
+
+def relaxed(problem: NumericProblem) -> NumericProblem:
+    """Replace-one: drop the constraint ``d_Y(y_A2, y_E2) ≤ 2`` between the two inserted
+    components (the closure then bounds it by 4 in the truncated branch, 2 in the other). The
+    feasible set grows, so the bound can only grow; the Gaussian solver has an exact worst
+    case for the relaxed pattern (003 Thm. 3.7 scaled), which is 002 Thm. 3.4's pair."""
+    closed = problem.constraints.closure()
+    labels = closed.labels
+    if "y'" not in labels or "z'" not in labels:
+        return problem
+    i, j = labels.index("y'"), labels.index("z'")
+    rows = [list(row) for row in closed.bounds]
+    rows[i][j] = rows[j][i] = math.inf
+    loose = ConstraintMatrix(labels, tuple(tuple(row) for row in rows)).closure()
+    return NumericProblem(problem.left, problem.right, loose)
+
+
+def derived_cases(rate: float, truncation: float, branch_rate: float, mechanism: Mechanism,
+                  margin: float,
+                  neighbouring: Neighbouring = Neighbouring.ADD_REMOVE) -> list[list]:
+    """Dominating pairs of both cases (the two directions), each a public mixture of branches:
+    the bound evaluated at ``p = rate``, ``w = truncation`` and ``q̃ = branch_rate``, the
+    scipy-evaluated ``w`` and ``q̃`` raised by the relative ``margin``."""
+    from otbound.numerics.derived import evaluate, solved_cases
+
+    values = {"r": rate, "w": truncation,
+              "q_trunc": min(branch_rate * (1 + margin), 1.0) if truncation > 0 else 0.0}
+    cases = [[Term(term.log_probability, relaxed(term.problem)) for term in terms]
+             for terms in evaluate(derived(neighbouring), values)]
+    solved, how = solved_cases(cases, mechanism)
+    if not how.startswith("tight"):
+        raise UnsupportedOperation(f"truncated Poisson: {how}")
+    raised = math.log1p(margin)
+    return [[(log_probability + raised, pairs) for log_probability, pairs in branches]
+            for branches in solved]
