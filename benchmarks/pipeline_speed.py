@@ -24,7 +24,7 @@ import time
 import numpy as np
 from dp_accounting.rdp.rdp_privacy_accountant import _compute_rdp_poisson_subsampled_gaussian
 
-from otbound.engine import bound, type_level
+from otbound.engine import bound, events, type_level
 from otbound.engine.catalog import load_derivation
 from otbound.engine.derivation import run
 from otbound.numerics import derived
@@ -43,8 +43,7 @@ def forget_derivations() -> None:
     from sympy.core.cache import clear_cache
 
     for cached in (derived.bundled, derived._bundled_derivation, derived._log_values,
-                   type_level._size_mass,
-                   bound._closure):
+                   type_level._size_mass, events._count_in, bound._closure):
         cached.cache_clear()
     clear_cache()
 
