@@ -489,7 +489,6 @@ def _audit(args: argparse.Namespace) -> int:
         return EXIT_OK
     from otbound.audit.report import to_json, to_text, write_markdown
     from otbound.audit.runner import run_audits
-    from otbound.audit.verdict import AuditVerdict
 
     entries = bundled_claims() if args.all else [find_claim(t) for t in args.targets]
     results = run_audits(entries, workers=args.workers, scheduler=args.scheduler)
@@ -500,7 +499,7 @@ def _audit(args: argparse.Namespace) -> int:
         print(f"wrote {args.markdown}", file=sys.stderr)
     print(json.dumps(to_json(results), indent=2, ensure_ascii=False) if args.json
           else to_text(results))
-    return EXIT_FAILED if any(r.verdict is AuditVerdict.UNSOUND for r in results) else EXIT_OK
+    return EXIT_FAILED if any(r.verdict.failed for r in results) else EXIT_OK
 
 
 def _summary(reports: list[DerivationReport]) -> str:

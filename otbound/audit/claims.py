@@ -85,6 +85,9 @@ class Claim:
     reference: Callable[[Point], Reference]
     series: tuple[str, ...] = ()
     note: str = ""
+    attained: bool = False
+    """The paper states the value as attained (an equality, such as 001 Thm. G.2), not only as
+    an upper bound: a claim above an exact (tight) reference is then wrong, not merely loose."""
 
     def __post_init__(self) -> None:
         if not self.name or any(c.isspace() for c in self.name):

@@ -12,6 +12,7 @@ from pathlib import Path
 from otbound.audit.verdict import AuditVerdict, EntryResult, PointResult
 
 _HEADER = ("entry", "bounds", "verdict", "points", "largest ratio", "median ratio")
+STATUSES = ("tight", "sound", "undecided", "unsound", "not attained")
 
 
 def _number(value: float | None) -> str:
@@ -23,8 +24,7 @@ def _point(point: dict) -> str:
 
 
 def _counts(result: EntryResult) -> str:
-    shown = [f"{result.count(s)} {s}" for s in ("tight", "sound", "undecided", "unsound")
-             if result.count(s)]
+    shown = [f"{result.count(s)} {s}" for s in STATUSES if result.count(s)]
     return ", ".join(shown)
 
 
@@ -37,6 +37,10 @@ def _witness_lines(result: EntryResult) -> list[str]:
     witness = result.witness
     if witness is None:
         return []
+    if witness.status == "not attained":
+        return [f"  witness at {_point(witness.point)}: claimed attained with "
+                f"{witness.claimed:.12g}, but the exact value is at most {witness.upper:.12g}",
+                f"    {witness.witness}"]
     return [f"  witness at {_point(witness.point)}: claimed {witness.claimed:.12g}, but the "
             f"construction's divergence is {_exact(witness)}",
             f"    {witness.witness}"]
@@ -54,17 +58,19 @@ def to_text(results: list[EntryResult]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     for result in results:
-        if result.verdict is AuditVerdict.UNSOUND:
-            lines.append(f"{result.claim.name}: UNSOUND")
+        if result.verdict.failed:
+            lines.append(f"{result.claim.name}: {result.verdict.value}")
             lines.extend(_witness_lines(result))
     unsound = sum(r.verdict is AuditVerdict.UNSOUND for r in results)
-    lines.append(f"{len(results)} entries audited, {unsound} unsound")
+    wrong = sum(r.verdict is AuditVerdict.WRONG for r in results)
+    lines.append(f"{len(results)} entries audited, {unsound} unsound, {wrong} wrong equalities")
     return "\n".join(lines)
 
 
 def to_json(results: list[EntryResult]) -> dict:
     return {"entries": [_entry_json(r) for r in results],
-            "unsound": sum(r.verdict is AuditVerdict.UNSOUND for r in results)}
+            "unsound": sum(r.verdict is AuditVerdict.UNSOUND for r in results),
+            "wrong": sum(r.verdict is AuditVerdict.WRONG for r in results)}
 
 
 def _entry_json(result: EntryResult) -> dict:
@@ -72,7 +78,7 @@ def _entry_json(result: EntryResult) -> dict:
     return {"name": claim.name, "title": claim.title, "citation": claim.citation,
             "setting": claim.setting, "domain": claim.domain, "quantity": claim.quantity.value,
             "note": claim.note or None, "verdict": result.verdict.value,
-            "counts": {s: result.count(s) for s in ("tight", "sound", "undecided", "unsound")},
+            "counts": {s: result.count(s) for s in STATUSES},
             "largest_ratio": result.largest_ratio, "median_ratio": result.median_ratio,
             "witness": None if witness is None else _point_json(witness),
             "points": [_point_json(p) for p in result.points]}
@@ -91,7 +97,8 @@ def to_markdown(results: list[EntryResult], plots: dict[str, str]) -> str:
              "that run. Verdicts: **tight** (the claim equals the exact value to 1e-9), **sound "
              "but loose** (ratio claim / otbound's bound; where otbound's bound is tight, the "
              "ratio to the exact value), **UNSOUND** (a concrete construction exceeds the "
-             "claim; its divergence is confirmed by the high-precision oracle), **undecided** "
+             "claim; its divergence is confirmed by the high-precision oracle), **WRONG** (a value "
+             "stated as attained lies above the exact value), **undecided** "
              "(the claim lies between what otbound can prove and what it can construct).", "",
              "| " + " | ".join(_HEADER) + " |", "|" + "---|" * len(_HEADER)]
     lines += ["| " + " | ".join(row) + " |" for row in _rows(results)]

@@ -8,10 +8,14 @@ At a point, with the reference's bracket ``[lower, upper]`` around the exact val
 * **tight** — the bracket is narrow (1e-8) and the claim lies in it (to 1e-9);
 * **sound** — the claim is at least ``upper``;
 * **undecided** — the claim lies between a lower end and an upper end that do not meet, or one
-  of them is unknown.
+  of them is unknown;
+* **not attained** — for a claim stated as attained (an equality), the claim is above a tight
+  bracket: the stated value is not the divergence of any pair (the equality is false; the
+  reference's construction is the witness).
 
-Over the grid: unsound if any point is, else undecided if any point is, else tight if every
-point is, else sound but loose, with the largest and median ratio ``claim / upper``.
+Over the grid: unsound if any point is, else wrong if any point is not attained, else undecided
+if any point is, else tight if every point is, else sound but loose, with the largest and median
+ratio ``claim / upper``. Unsound and wrong entries are failures (``otbound audit`` exits 1).
 """
 
 from __future__ import annotations
@@ -34,7 +38,13 @@ class AuditVerdict(Enum):
     TIGHT = "tight"
     LOOSE = "sound but loose"
     UNSOUND = "UNSOUND"
+    WRONG = "WRONG (stated as attained, above the exact value)"
     UNDECIDED = "undecided"
+
+    @property
+    def failed(self) -> bool:
+        """A claim that is false as stated: unsound, or an equality that does not hold."""
+        return self in (AuditVerdict.UNSOUND, AuditVerdict.WRONG)
 
 
 @dataclass(frozen=True)
@@ -76,6 +86,9 @@ def judge_point(claim: Claim, point: Point) -> PointResult:
         return PointResult(dict(point), claimed, None, None, "undecided",
                            f"otbound has no reference here: {error}")
     status = _status(claimed, reference)
+    if claim.attained and status == "sound" and reference.tight:
+        return PointResult(dict(point), claimed, reference.upper, reference.lower,
+                           "not attained", reference.witness)
     if status != "unsound":
         return PointResult(dict(point), claimed, reference.upper, reference.lower, status)
     confirmed = reference.confirm() if reference.confirm is not None else None
@@ -114,6 +127,8 @@ class EntryResult:
         statuses = {p.status for p in self.points}
         if "unsound" in statuses:
             return AuditVerdict.UNSOUND
+        if "not attained" in statuses:
+            return AuditVerdict.WRONG
         if "undecided" in statuses:
             return AuditVerdict.UNDECIDED
         if statuses == {"tight"}:
@@ -134,9 +149,13 @@ class EntryResult:
 
     @property
     def witness(self) -> PointResult | None:
-        """The unsound point where the claim falls furthest below the construction."""
+        """The unsound point where the claim falls furthest below the construction (or, for a
+        wrong equality, the point where it exceeds the exact value most)."""
         unsound = [p for p in self.points if p.status == "unsound"]
-        return min(unsound, key=lambda p: p.claimed / max(p.lower, ABSOLUTE), default=None)
+        if unsound:
+            return min(unsound, key=lambda p: p.claimed / max(p.lower, ABSOLUTE))
+        wrong = [p for p in self.points if p.status == "not attained"]
+        return max(wrong, key=lambda p: p.ratio or 0.0, default=None)
 
     def count(self, status: str) -> int:
         return sum(p.status == status for p in self.points)
