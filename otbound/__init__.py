@@ -21,6 +21,8 @@ _EXPORTS = {
                              "MixtureProblem", "problem", "statement"],
     "otbound.engine.conditionals": ["Case", "ConcreteConditionals", "SizeReference",
                                     "SymbolicConditionals"],
+    "otbound.engine.auto_coupling": ["AUTO", "SearchedCoupling"],
+    "otbound.engine.coupling_search": ["search_instance", "with_searched_couplings"],
     "otbound.engine.couplings": ["Copy", "Coupling", "DrawIndependently", "InsertInRandomOrder",
                                  "ReplaceGroup", "ReplaceRandomMember", "SwapInRandomOrder"],
     "otbound.engine.derivation": ["Derivation", "InstanceGrid", "StructuralParameter", "Variant",

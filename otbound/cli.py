@@ -33,6 +33,7 @@ EXIT_CODES = ("exit codes: 0 success; 1 a check failed, an audited claim is unso
 
 if TYPE_CHECKING:
     from otbound.accounting.steps import Step
+    from otbound.engine.derivation import Derivation
     from otbound.engine.report import DerivationReport
     from otbound.numerics.derived import DerivedSetting
     from otbound.numerics.mechanisms import Mechanism
@@ -71,6 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
     derive.add_argument("--timings", action="store_true",
                         help="add elapsed_seconds to the JSON (which then differs between runs)")
     _add_params(derive, "a structural parameter of the derivation, e.g. K=16")
+    derive.add_argument("--coupling", choices=["given", "auto"], default="given",
+                        help="auto: replace each case's coupling by a search, by linear "
+                             "programming on every instance of the grid, for a d_Y-compatible "
+                             "coupling of the same events (or a certificate that none exists)")
     derive.set_defaults(handler=_derive)
     verify = commands.add_parser("verify", help="check a derivation three independent ways")
     verify.add_argument("target", help="derivation name, file stem or path")
@@ -234,6 +239,15 @@ def _flag_message(error: OtboundError) -> str:
     return message
 
 
+def _coupled(derivation: Derivation, args: argparse.Namespace) -> Derivation:
+    """The derivation, with its couplings searched on each instance for ``--coupling auto``."""
+    if args.coupling == "given":
+        return derivation
+    from otbound.engine.coupling_search import with_searched_couplings
+
+    return with_searched_couplings(derivation)
+
+
 def _derive(args: argparse.Namespace) -> int:
     chosen = sum(bool(x) for x in (args.list, args.all, args.target))
     if chosen != 1:
@@ -248,7 +262,7 @@ def _derive(args: argparse.Namespace) -> int:
             print(f"{derivation.name:16} {path.stem:14} {derivation.source}: {derivation.title}")
         return EXIT_OK
     if args.all:
-        reports = [run(derivation) for _, derivation in bundled_derivations()]
+        reports = [run(_coupled(derivation, args)) for _, derivation in bundled_derivations()]
         if args.json:
             print(json.dumps([r.to_json(timings=args.timings) for r in reports], indent=2,
                              ensure_ascii=False))
@@ -256,7 +270,7 @@ def _derive(args: argparse.Namespace) -> int:
             print(_summary(reports))
         return EXIT_OK if all(r.passed for r in reports) else EXIT_FAILED
     derivation = load_derivation(args.target)
-    report = run(derivation.at(_params(args.param)) if args.param else derivation)
+    report = run(_coupled(derivation.at(_params(args.param)) if args.param else derivation, args))
     if args.json:
         print(json.dumps(report.to_json(timings=args.timings), indent=2, ensure_ascii=False))
     elif args.latex:

@@ -16,6 +16,7 @@ from typing import Mapping
 import sympy as sp
 
 from otbound.engine import symbols
+from otbound.engine.auto_coupling import SearchedCoupling, resolve
 from otbound.engine.batches import Batch, BatchType, Content
 from otbound.engine.couplings import Coupling
 from otbound.engine.events import Event, partition_defect
@@ -34,12 +35,15 @@ class SizeReference(Enum):
 
 @dataclass(frozen=True)
 class Case:
-    """A neighbouring pair with its two event partitions and a coupling (001 Thm. 3.4)."""
+    """A neighbouring pair with its two event partitions and a coupling (001 Thm. 3.4).
+
+    The coupling is a generative :class:`Coupling`, or ``"auto"`` / ``otbound.AUTO`` (a
+    :class:`SearchedCoupling`) to have one found by linear programming on each instance."""
 
     pair: NeighbourPair
     events_x: Mapping[str, Event]
     events_x_prime: Mapping[str, Event]
-    coupling: Coupling
+    coupling: Coupling | SearchedCoupling
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "events_x", dict(self.events_x))
@@ -49,6 +53,7 @@ class Case:
             raise InvalidSpecification(f"case {self.pair.name!r}: both partitions need an event")
         if len(set(labels)) != len(labels):
             raise InvalidSpecification(f"case {self.pair.name!r}: event labels repeat: {labels}")
+        object.__setattr__(self, "coupling", resolve(self.coupling, labels, self.pair.name))
         if sorted(self.coupling.coordinates) != sorted(labels):
             raise InvalidSpecification(
                 f"case {self.pair.name!r}: the coupling generates {list(self.coupling.coordinates)}"

@@ -18,6 +18,7 @@ from typing import Callable, Mapping
 
 import sympy as sp
 
+from otbound.engine.auto_coupling import SearchedCoupling
 from otbound.engine.batches import Content
 from otbound.engine.bound import ConstraintMatrix, MixtureBound
 from otbound.engine.case_bounds import symbolic_case_bound
@@ -231,7 +232,9 @@ def check_case(derivation: Derivation, case: Case, instances: bool = True) -> Ca
     """All checks of one case: at the level of types (every dataset size) where the analysis
     applies, and on the instances of the grid where they are small enough to enumerate (and
     ``instances`` asks for them: without, they run only where the type-level analysis does
-    not apply)."""
+    not apply). A searched coupling is checked on the instances only."""
+    if isinstance(case.coupling, SearchedCoupling):
+        return _searched(derivation, case)
     typed, type_note = _type_level(derivation, case)
     if typed is not None and typed.partition_defect:
         return CaseReport(case, 0, (), 0, defect=typed.partition_defect)
@@ -256,9 +259,28 @@ def check_case(derivation: Derivation, case: Case, instances: bool = True) -> Ca
     return _instance_bound(derivation, case, report)
 
 
-def _largest_instance(derivation: Derivation, case: Case) -> int:
-    """How many batches the largest dataset of the grid has (an upper bound)."""
-    size = max(derivation.grid.sizes) + len(case.pair.specials)
+def _searched(derivation: Derivation, case: Case) -> CaseReport:
+    """A coupling searched by linear programming on every instance of the grid small enough to
+    enumerate (:mod:`otbound.engine.coupling_search`), then Cor. D.7 read off the instances."""
+    from otbound.engine.coupling_search import search_case
+
+    defects = case.partition_defects(derivation.scheme)
+    sizes = [n for n in derivation.grid.sizes
+             if _largest_instance(derivation, case, n) <= MAX_INSTANCE_BATCHES]
+    if not defects and not sizes:
+        defects = [f"a searched coupling needs enumerated instances, but even the smallest "
+                   f"dataset of the grid has more than {MAX_INSTANCE_BATCHES} batches"]
+    if defects:
+        return CaseReport(case, 0, (), 0, defect=defects[0])
+    small = replace(derivation, grid=replace(derivation.grid, sizes=tuple(sizes)))
+    report = search_case(case, derivation.batch_relation, _instances(small, case))
+    return _instance_bound(small, case, report) if report.valid else report
+
+
+def _largest_instance(derivation: Derivation, case: Case, size: int | None = None) -> int:
+    """How many batches the largest dataset of the grid (or of size ``size``) has (an upper
+    bound)."""
+    size = (max(derivation.grid.sizes) if size is None else size) + len(case.pair.specials)
     largest = 0
     for values in derivation.grid.parameters:
         scheme = derivation.scheme.substitute(values)
@@ -266,7 +288,11 @@ def _largest_instance(derivation: Derivation, case: Case) -> int:
             q = int(scheme.batch_size)
             largest = max(largest, math.comb(size + q - 1, q))
         else:
-            largest = max(largest, sum(math.comb(size, b) for b in scheme.batch_sizes(size)))
+            try:
+                sizes = scheme.batch_sizes(size)
+            except InvalidSpecification:   # q > N: not an instance
+                continue
+            largest = max(largest, sum(math.comb(size, b) for b in sizes))
     return largest
 
 

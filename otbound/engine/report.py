@@ -11,6 +11,7 @@ from otbound.engine.notation import latex_text
 from otbound.engine.validity import Verdict
 
 if TYPE_CHECKING:
+    from otbound.engine.coupling_search import CouplingSearch
     from otbound.engine.derivation import Derivation, Variant
     from otbound.engine.type_level import TypeLevelResult
 
@@ -56,6 +57,8 @@ class CaseReport:
     instance_note: str = ""
     profiles: dict = field(default_factory=dict, compare=False, repr=False)
     unstable: bool = False
+    search: "CouplingSearch | None" = None
+    """The coupling search on every instance, when the case's coupling is searched."""
 
     def with_bound_note(self, note: str) -> "CaseReport":
         return replace(self, bound_note=note)
@@ -113,8 +116,14 @@ class CaseReport:
 
     def describe_checks(self) -> list[str]:
         name = self.case.pair.name
+        searched = ([f"case {name}: {line}" for line in self.search.describe()]
+                    if self.search is not None else [])
         if self.defect:
-            return [f"case {name}: INVALID — {self.defect}"]
+            return searched + [f"case {name}: INVALID — {self.defect}"]
+        return searched + self._describe_checks()
+
+    def _describe_checks(self) -> list[str]:
+        name = self.case.pair.name
         if self.mismatch:
             return [f"case {name}: INVALID coupling — {self.mismatch.describe()}"]
         exact = self._instances_text()
@@ -151,6 +160,7 @@ class CaseReport:
 
     def to_json(self) -> dict:
         typed = self.type_level
+        searched = {} if self.search is None else {"coupling_search": self.search.to_json()}
         return {
             "case": self.case.pair.name,
             "valid": self.valid,
@@ -175,6 +185,7 @@ class CaseReport:
                            else LOOSE if self.loose else "001 Cor. D.7 (d_Y-compatible)"),
             "defect": self.defect or None,
             "bound_note": self.bound_note or None,
+            **searched,
         }
 
 
@@ -203,6 +214,19 @@ class VariantReport:
     def loose(self) -> bool:
         return any(c.loose for c in self.cases)
 
+    @property
+    def searched_scope(self) -> str:
+        """Where a bound resting on searched couplings holds (empty if no coupling is searched)."""
+        searched = [c for c in self.cases if c.search is not None]
+        if not searched:
+            return ""
+        sizes = sorted({n for c in searched for n in c.sizes})
+        span = f"N = {sizes[0]}..{sizes[-1]}" if sizes else "no N"
+        return (f"holds on the instances searched only ({span}, the grid's parameter values): "
+                f"the coupling of case{'s' if len(searched) > 1 else ''} "
+                f"{', '.join(c.case.pair.name for c in searched)} was found by linear "
+                "programming instance by instance, not proved for every N")
+
     def to_json(self) -> dict:
         published = self.variant.statement()
         return {
@@ -215,6 +239,7 @@ class VariantReport:
             "bound": self.bound.to_json() if self.bound else None,
             "published": published.to_json() if published is not None else None,
             "bound_kind": LOOSE if self.loose else None,
+            **({"bound_scope": self.searched_scope} if self.searched_scope else {}),
             "cases": [c.to_json() for c in self.cases],
         }
 
@@ -307,7 +332,9 @@ class DerivationReport:
                 + f"{latex_text(d.batch_relation.value)}. Then for all $\\alpha > 1$, "
                 + r"$\Psi_\alpha(m_x \| m_{x'})$ is at most the maximum of" + "\n"
                 + r"\begin{align*}" + "\n" + body + "\n" + r"\end{align*}" + "\n"
-                + r"\end{theorem}")
+                + r"\end{theorem}"
+                + (f"\n{latex_text(f'Scope: this bound {variant.searched_scope}.')}"
+                   if variant.searched_scope else ""))
         return "\n\n".join(blocks)
 
 
@@ -325,10 +352,13 @@ def _variant_text(report: VariantReport) -> list[str]:
     if report.bound is not None:
         if report.loose:
             lines.append(f"  The coupling is {LOOSE}: the bound is 001 Thm. 3.4's.")
-        lines.append("  Theorem. For all α > 1 and all neighbouring x, x': Ψ_α(m_x ‖ m_x') ≤ "
+        theorem = "Theorem (on the instances searched)" if report.searched_scope else "Theorem"
+        lines.append(f"  {theorem}. For all α > 1 and all neighbouring x, x': Ψ_α(m_x ‖ m_x') ≤ "
                      + ("the maximum over the cases of" if len(report.bound.cases) > 1 else ""))
         lines += ["    " + line for line in report.bound.describe()]
         lines.append(f"  {DIVERGENCE_NOTE}")
+        if report.searched_scope:
+            lines.append(f"  Scope: this bound {report.searched_scope}.")
     lines.append("  Ingredients:")
     for case_report in report.cases:
         case = case_report.case

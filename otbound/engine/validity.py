@@ -78,13 +78,25 @@ def check_marginals(conditionals: ConcreteConditionals
         joint = conditionals.joint()
     except InvalidSpecification as error:
         return {}, MarginalMismatch(coupling.reference, None, None, None, str(error))
-    for label, marginal in zip(coupling.coordinates, marginals(joint, len(coupling.coordinates))):
+    return joint, joint_mismatch(conditionals, joint)
+
+
+def joint_mismatch(conditionals: ConcreteConditionals,
+                   joint: dict[tuple, Fraction]) -> MarginalMismatch | None:
+    """The first marginal of ``joint`` (tuples in the coupling's coordinate order) that differs
+    from its conditional pmf, compared exactly; ``None`` when the joint pmf is a coupling."""
+    coordinates = conditionals.case.coupling.coordinates
+    negative = next((values for values, p in joint.items() if p < 0), None)
+    if negative is not None:
+        return MarginalMismatch(coordinates[0], None, None, None,
+                                f"negative probability {joint[negative]} on a tuple")
+    for label, marginal in zip(coordinates, marginals(joint, len(coordinates))):
         expected = conditionals.conditional(label)
         for batch in sorted(set(marginal) | set(expected), key=batch_key):
             if marginal.get(batch, 0) != expected.get(batch, 0):
-                return joint, MarginalMismatch(label, batch, expected.get(batch, Fraction(0)),
-                                               marginal.get(batch, Fraction(0)))
-    return joint, None
+                return MarginalMismatch(label, batch, expected.get(batch, Fraction(0)),
+                                        marginal.get(batch, Fraction(0)))
+    return None
 
 
 def prove_marginals(conditionals: SymbolicConditionals) -> tuple[Verdict, str]:
