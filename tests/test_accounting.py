@@ -335,7 +335,8 @@ def test_truncated_pairs_dominate_exact_enumeration(neighbouring):
     query (n = 7, p = 0.5, B = 3: truncation is frequent) on records in [−1, 1], both
     directions: never below the truth, and close to it where the others oppose the target."""
     n, rate, max_batch, sigma = 7, 0.5, 3, 1.0
-    cases = TruncatedPoissonSetting(rate, max_batch, n, neighbouring).cases(gaussian(sigma))
+    cases = truncated_step(TruncatedPoissonSetting(rate, max_batch, n, neighbouring),
+                           gaussian(sigma), 1).cases
     rng = np.random.default_rng(5)
     datasets = [[value] * (n - 1) for value in (-1.0, 0.0, 1.0)]
     datasets += [list(rng.uniform(-1, 1, n - 1)) for _ in range(2)]
@@ -359,4 +360,4 @@ def test_truncated_poisson_rejects_bad_input(arguments, message):
     with pytest.raises(InvalidSpecification, match=message):
         TruncatedPoissonSetting(*arguments)
     with pytest.raises(UnsupportedOperation, match="Gaussian mechanism only"):
-        TruncatedPoissonSetting(0.1, 10, 100).cases(laplace(1.0))
+        truncated_step(TruncatedPoissonSetting(0.1, 10, 100), laplace(1.0), 1)

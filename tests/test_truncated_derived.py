@@ -1,4 +1,4 @@
-"""Truncated Poisson (002 Thm. 3.1) derived by the engine (:mod:`otbound.engine.truncation`):
+"""Truncated Poisson (002 Thm. 3.1, 3.3, 3.4) derived by the engine (:mod:`otbound.engine.truncation`):
 exact checks of the coupling, soundness on exact instances, and the numbers of ``account``
 unchanged from the hand-written pairs (:mod:`tests.truncated_oracle`)."""
 
@@ -30,6 +30,21 @@ GRID = [(size, rate, cap) for size in range(1, 8) for cap in (1, 2, 3)
 def test_the_coupling_passes_the_exact_checks(size, rate, cap):
     assert truncation.check_instance(size, rate, cap) == []
     assert truncation.check_substitution_instance(size, rate, cap) == []
+    assert truncation.check_zero_out_instance(size, rate, cap) == []
+
+
+def test_wrong_zero_out_distances_are_caught(monkeypatch):
+    # f(⊥) = 0: the untruncated ⊥ moves nothing, the truncated one removes the displaced member
+    monkeypatch.setattr(truncation, "ZERO_OUT_DISTANCES", {False: (1, 1, 1), True: (2, 1, 1)})
+    failures = truncation.check_zero_out_instance(6, Fraction(1, 2), 2)
+    assert failures and all("branch False: distances" in f for f in failures)
+
+
+def test_zero_out_is_tighter_before_the_relaxation():
+    # the coupling bounds d_Y(y_A2, y_E2) by 1 in the truncated branch; 002 Thm. 3.3's pair
+    # (means 2 and −1) has them 3 apart
+    (_, truncated), _ = (case.terms for case in truncation.derived_zero_out_bound().cases)
+    assert truncated[1].constraints.closure().bound("y'", "z'") == 1
 
 
 def test_a_wrong_substitution_step_is_caught(monkeypatch):
@@ -122,7 +137,7 @@ def derived_cases(setting: TruncatedPoissonSetting, mechanism) -> list:
                           PROBABILITY_ERROR, setting.neighbouring)
 
 
-DERIVED = [Neighbouring.ADD_REMOVE, Neighbouring.REPLACE_ONE]
+DERIVED = list(Neighbouring)
 
 
 SETTINGS = [(0.005, 256, 60000, 1.0), (0.001, 256, 60000, 0.7), (0.01, 3, 10, 0.8),
@@ -190,3 +205,21 @@ def test_the_cli_uses_the_derived_bound_with_the_same_numbers(capsys):
     setting = TruncatedPoissonSetting(0.05, 55, 1000)
     theirs = account([_oracle_step(setting, 1.0, 100)], Accountant.RDP, delta=1e-6)
     assert result["epsilon"] == pytest.approx(theirs.epsilon, rel=1e-9)
+
+
+def test_the_numbers_are_read_from_the_engines_bound(monkeypatch):
+    """No pair is written in the accounting: replacing the engine's zero-out bound by its
+    add/remove one makes zero-out account exactly as add/remove."""
+    from otbound.accounting import truncated_derived
+
+    setting = {n: TruncatedPoissonSetting(0.3, 2, 8, n) for n in Neighbouring}
+    add_remove = truncated_step(setting[Neighbouring.ADD_REMOVE], AdditiveNoise(1.0), 1).cases
+    zero_out = truncated_step(setting[Neighbouring.ZERO_OUT], AdditiveNoise(1.0), 1).cases
+    assert repr(zero_out) != repr(add_remove)   # MixturePair holds arrays: compare by value
+    truncated_derived.derived.cache_clear()
+    monkeypatch.setattr(truncation, "derived_zero_out_bound", truncation.derived_bound)
+    try:
+        replaced = truncated_step(setting[Neighbouring.ZERO_OUT], AdditiveNoise(1.0), 1).cases
+    finally:
+        truncated_derived.derived.cache_clear()
+    assert repr(replaced) == repr(add_remove)

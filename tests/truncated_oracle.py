@@ -1,11 +1,12 @@
-"""The hand-written 002 Thm. 3.1 (add/remove) and 3.4 (replace-one) pairs that ``account
---scheme truncated-poisson`` used before it read the engine's derived bound
+"""The hand-written 002 Thm. 3.1 (add/remove), 3.3 (zero-out) and 3.4 (replace-one) pairs that
+``account --scheme truncated-poisson`` used before it read the engine's derived bounds
 (:mod:`otbound.engine.truncation`): kept only as a test oracle.
 
 Untruncated branch (weight ``1 − w``): ``(1 − p) N(0) + p N(1)`` against ``N(0)``; truncated
 branch (weight ``w``): ``(1 − q̃) N(0) + q̃ N(2)`` against ``N(0)``; weights and rates raised by
 ``PROBABILITY_ERROR``; the other direction is the swapped, reflected pair. Replace-one: ``Q`` is
-the same mixture with the far component mirrored (``N(−1)``, ``N(−2)``).
+the same mixture with the far component mirrored (``N(−1)``, ``N(−2)``); zero-out: ``Q`` is
+``N(0)`` untruncated and ``(1 − q̃) N(0) + q̃ N(−1)`` truncated.
 """
 
 from __future__ import annotations
@@ -16,25 +17,30 @@ from otbound.accounting.truncated import PROBABILITY_ERROR, TruncatedPoissonSett
 from otbound.choices import Neighbouring
 from otbound.numerics.pairs import Family, MixturePair
 
+FAR = {Neighbouring.ADD_REMOVE: ((1, None), (2, None)),
+       Neighbouring.ZERO_OUT: ((1, None), (2, -1)),
+       Neighbouring.REPLACE_ONE: ((1, -1), (2, -2))}
+"""Per relation and branch: the far mean of ``P`` and of ``Q`` (``None``: ``Q = N(0)``)."""
 
-def _pair(scale: float, far: float, rate: float, replace: bool) -> MixturePair:
+
+def _pair(scale: float, far: tuple, rate: float) -> MixturePair:
     weights = [math.log1p(-rate) if rate < 1 else -math.inf,
                math.log(rate) if rate > 0 else -math.inf]
-    if replace:
-        return MixturePair(Family.GAUSSIAN, scale, [0, far], weights, [0, -far], weights)
-    return MixturePair(Family.GAUSSIAN, scale, [0, far], weights, [0], [0.0])
+    p_far, q_far = far
+    if q_far is None:
+        return MixturePair(Family.GAUSSIAN, scale, [0, p_far], weights, [0], [0.0])
+    return MixturePair(Family.GAUSSIAN, scale, [0, p_far], weights, [0, q_far], weights)
 
 
 def oracle_cases(setting: TruncatedPoissonSetting, scale: float) -> tuple[list, list]:
-    """(removal, insertion) as lists of ``(log weight, [pair])``."""
+    """(forward, backward) as lists of ``(log weight, [pair])``."""
     w = setting.truncation_probability()
     rates = (setting.rate, setting.branch_rate() if w > 0 else 0.0)
     forward = []
-    for weight, rate, far in zip((1 - w, w), rates, (1, 2)):
+    for weight, rate, far in zip((1 - w, w), rates, FAR[setting.neighbouring]):
         if weight == 0:
             continue
-        pair = _pair(scale, far, min(rate * (1 + PROBABILITY_ERROR), 1.0),
-                     setting.neighbouring is Neighbouring.REPLACE_ONE)
+        pair = _pair(scale, far, min(rate * (1 + PROBABILITY_ERROR), 1.0))
         forward.append((math.log(weight * (1 + PROBABILITY_ERROR)), [pair]))
     backward = [(log_w, [pair.swapped().reflected()]) for log_w, (pair,) in forward]
     return forward, backward

@@ -1,8 +1,8 @@
 """Truncated Poisson sampling (seed 002): Poisson sampling at rate ``p``, then a uniformly random
 subset of size ``B`` when more than ``B`` of the ``n`` records were sampled.
 
-Its dominating pairs (002 Thm. 3.1 add/remove-1-of-n, 3.3 zero-out, 3.4 replace-one) are public
-mixtures of two Gaussian branches: with probability ``1 − w``, ``w = P[Binom(n − 1, p) ≥ B]``, no
+Its dominating pairs (002 Thm. 3.1 add/remove-1-of-n, 3.3 zero-out, 3.4 replace-one), derived
+by the engine (:mod:`otbound.engine.truncation`), are public mixtures of two Gaussian branches: with probability ``1 − w``, ``w = P[Binom(n − 1, p) ≥ B]``, no
 truncation touches the sensitive record and the pair is the Poisson-subsampled Gaussian at rate
 ``p``; otherwise the record enters with probability ``q̃`` and displaces another, so the
 sensitivity doubles. ``q̃`` has the closed form of 002 Sec. 3.4,
@@ -19,25 +19,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from otbound.accounting.steps import Step, StepCase
-from otbound.accounting.truncated_derived import DERIVED_NEIGHBOURING, SOURCES, derived_cases
+from otbound.accounting.steps import Step
+from otbound.accounting.truncated_derived import SOURCES, derived_cases
 from otbound.choices import Neighbouring
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, describe
-from otbound.numerics.pairs import Family, MixturePair
+from otbound.numerics.pairs import Family
 
 PROBABILITY_ERROR = 1e-12
 """Relative error allowed for scipy's binomial tails (checked against mpmath in the tests);
 branch weights are raised by it, which can only enlarge the bound."""
-
-
-# Means of the untruncated (r = 1) and truncated (r = 2) branches, in units of the sensitivity:
-# (means of P, means of Q) for mixtures weighted (1 − rate, rate) — or a single N(0) for Q.
-_BRANCH_MEANS = {
-    Neighbouring.ADD_REMOVE: (((0, 1), (0,)), ((0, 2), (0,))),                 # 002 Thm. 3.1
-    Neighbouring.ZERO_OUT: (((0, 1), (0,)), ((0, 2), (0, -1))),               # 002 Thm. 3.3
-    Neighbouring.REPLACE_ONE: (((0, 1), (0, -1)), ((0, 2), (0, -2))),         # 002 Thm. 3.4
-}
 
 
 @dataclass(frozen=True)
@@ -91,57 +82,25 @@ class TruncatedPoissonSetting:
 
         return float(stats.binom.sf(self.max_batch, self.dataset_size, self.rate))
 
-    def cases(self, mechanism: Mechanism) -> tuple[StepCase, ...]:
-        """Both directions of the dominating pair, as public mixtures of the two branches."""
-        if not (isinstance(mechanism, AdditiveNoise) and mechanism.family is Family.GAUSSIAN):
-            raise UnsupportedOperation(
-                "truncated Poisson sampling is analysed for the Gaussian mechanism only (002 "
-                "Lemma 2.4 needs rotation invariance)")
-        w = self.truncation_probability()
-        rates = (self.rate, self.branch_rate() if w > 0 else 0.0)
-        branches = []
-        for weight, rate, (p_means, q_means) in zip((1 - w, w), rates,
-                                                     _BRANCH_MEANS[self.neighbouring]):
-            if weight == 0:
-                continue
-            pair = _pair(mechanism.noise_multiplier, p_means, q_means,
-                         min(rate * (1 + PROBABILITY_ERROR), 1.0))
-            branches.append((math.log(weight * (1 + PROBABILITY_ERROR)), pair))
-        forward = tuple((w, [pair]) for w, pair in branches)
-        backward = tuple((w, [pair.swapped().reflected()]) for w, pair in branches)
-        return forward, backward
-
     def describe(self) -> dict:
         return {"scheme": "truncated-poisson", "rate": self.rate, "max_batch": self.max_batch,
                 "dataset_size": self.dataset_size, "neighbouring": self.neighbouring.value}
 
 
-def _pair(scale: float, p_means, q_means, rate: float) -> MixturePair:
-    def weights(means):
-        if len(means) == 1:
-            return [0.0]
-        return [math.log1p(-rate) if rate < 1 else -math.inf,
-                math.log(rate) if rate > 0 else -math.inf]
-    return MixturePair(Family.GAUSSIAN, scale, list(p_means), weights(p_means), list(q_means),
-                       weights(q_means))
-
-
 def truncated_step(sampling: TruncatedPoissonSetting, mechanism: Mechanism, count: int) -> Step:
-    """``count`` steps; add/remove and replace-one from the engine's derived bound (002 Thm.
-    3.1, 3.4; see :mod:`otbound.engine.truncation`), zero-out (002 Thm. 3.3; not yet derived by
-    the engine) from the pairs written here."""
+    """``count`` steps, from the engine's derived bound (002 Thm. 3.1, 3.3, 3.4; see
+    :mod:`otbound.engine.truncation`) solved by the Gaussian worst case."""
+    if not (isinstance(mechanism, AdditiveNoise) and mechanism.family is Family.GAUSSIAN):
+        raise UnsupportedOperation(
+            "truncated Poisson sampling is analysed for the Gaussian mechanism only (002 "
+            "Lemma 2.4 needs rotation invariance)")
+    w = sampling.truncation_probability()
+    cases = derived_cases(sampling.rate, w, sampling.branch_rate() if w > 0 else 0.0,
+                          mechanism, PROBABILITY_ERROR, sampling.neighbouring)
     relation = ("truncated-poisson", sampling.neighbouring.value, sampling.dataset_size)
-    if sampling.neighbouring in DERIVED_NEIGHBOURING:
-        if not (isinstance(mechanism, AdditiveNoise) and mechanism.family is Family.GAUSSIAN):
-            sampling.cases(mechanism)   # the same refusal as the hand-written path
-        w = sampling.truncation_probability()
-        cases = derived_cases(sampling.rate, w, sampling.branch_rate() if w > 0 else 0.0,
-                              mechanism, PROBABILITY_ERROR, sampling.neighbouring)
-        label = f"derived ({SOURCES[sampling.neighbouring]})"
-        setting = sampling.describe() | describe(mechanism) | {"bound": label}
-        return Step(tuple(tuple(branches) for branches in cases), count, relation, setting)
-    return Step(sampling.cases(mechanism), count, relation,
-                sampling.describe() | describe(mechanism))
+    setting = (sampling.describe() | describe(mechanism)
+               | {"bound": f"derived ({SOURCES[sampling.neighbouring]})"})
+    return Step(tuple(tuple(branches) for branches in cases), count, relation, setting)
 
 
 def naive_epsilon(delta_of_epsilon, delta: float, overflow: float) -> float:

@@ -1,5 +1,5 @@
 """Truncated Poisson pairs from the derived bounds (:mod:`otbound.engine.truncation`; 002 Thm.
-3.1 add/remove, 3.4 replace-one).
+3.1 add/remove, 3.3 zero-out, 3.4 replace-one).
 
 The engine's bound is a public mixture of two branches whose weights are
 ``w = P[Binom(N − 1, p) ≥ B]`` and whose rates are ``p`` and ``q̃``; the caller evaluates ``w``
@@ -21,30 +21,32 @@ from otbound.errors import UnsupportedOperation
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.problems import NumericProblem, Term
 
-DERIVED_NEIGHBOURING = (Neighbouring.ADD_REMOVE, Neighbouring.REPLACE_ONE)
-"""The relations whose truncated Poisson pairs come from the engine's derived bound."""
+SOURCES = {Neighbouring.ADD_REMOVE: "002 Thm. 3.1", Neighbouring.ZERO_OUT: "002 Thm. 3.3",
+           Neighbouring.REPLACE_ONE: "002 Thm. 3.4"}
+"""The relations of truncated Poisson sampling, each derived by the engine, with the theorem its
+bound reproduces."""
 
-SOURCES = {Neighbouring.ADD_REMOVE: "002 Thm. 3.1", Neighbouring.REPLACE_ONE: "002 Thm. 3.4"}
 
-
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=3)
 def derived(neighbouring: Neighbouring = Neighbouring.ADD_REMOVE):
     """The engine's bound as a :class:`DerivedBound` (validity: a generative coupling, for
     every ``N``; confirmed by exact enumeration in the tests)."""
     from otbound.engine import truncation
     from otbound.numerics.derived import DerivedBound
 
-    bound = (truncation.derived_bound() if neighbouring is Neighbouring.ADD_REMOVE
-             else truncation.derived_substitution_bound())
+    bound = {Neighbouring.ADD_REMOVE: truncation.derived_bound,
+             Neighbouring.ZERO_OUT: truncation.derived_zero_out_bound,
+             Neighbouring.REPLACE_ONE: truncation.derived_substitution_bound}[neighbouring]()
     return DerivedBound("002-truncated-poisson", neighbouring.value, bound, False,
                         f"every N (generative coupling; {SOURCES[neighbouring]})")
 
 
 def relaxed(problem: NumericProblem) -> NumericProblem:
-    """Replace-one: drop the constraint ``d_Y(y_A2, y_E2) ≤ 2`` between the two inserted
-    components (the closure then bounds it by 4 in the truncated branch, 2 in the other). The
-    feasible set grows, so the bound can only grow; the Gaussian solver has an exact worst
-    case for the relaxed pattern (003 Thm. 3.7 scaled), which is 002 Thm. 3.4's pair."""
+    """Replace-one and zero-out: drop the constraint ``d_Y(y_A2, y_E2)`` between the two
+    inserted components (replace-one: ``≤ 2``, the closure then gives 4 in the truncated branch
+    and 2 in the other; zero-out: ``≤ 1``, then 3). The feasible set grows, so the bound can only
+    grow; the Gaussian solver has an exact worst case for the relaxed pattern (003 Thm. 3.7
+    scaled), which is 002 Thm. 3.4's pair, resp. 002 Thm. 3.3's."""
     closed = problem.constraints.closure()
     labels = closed.labels
     if "y'" not in labels or "z'" not in labels:

@@ -18,6 +18,7 @@ A solver that meets a constraint pattern it cannot handle raises :class:`Unsuppo
 
 from __future__ import annotations
 
+import functools
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -79,20 +80,42 @@ class Mechanism(ABC):
         return Bounds.of(hockey_stick_curve(self.distance_pair(distance), epsilons))
 
 
-def _pattern_sizes(problem: NumericProblem) -> tuple[int, int, int]:
-    """``(K₊, K₋, c)`` when the problem has the constraint pattern of 003 Thm. 3.7 with every
-    distance multiplied by ``c`` (``c = 2`` when a substitution counts as an insertion and a
-    removal, 001 Thm. F.3)."""
+def _pattern_sizes(problem: NumericProblem) -> tuple[int, int, int, int]:
+    """``(K₊, K₋, a, b)`` when the problem has the constraint pattern of 003 Thm. 3.7 with the
+    distances within and to the left chain multiplied by ``a`` and those of the right chain by
+    ``b``: ``d(L_t, L_u) ≤ a|t − u|``, ``d(R_t, R_u) ≤ b|t − u|``, ``d(L_t, R_u) ≤ a(t − 1) +
+    b(u − 1)``. ``a = b = 2`` when a substitution counts as an insertion and a removal (001 Thm.
+    F.3); ``a ≠ b`` only with one component on each side beyond the shared one (002 Thm. 3.3's
+    zero-out pair, ``a = 2``, ``b = 1``, or its reverse)."""
     removed, inserted = problem.left.size - 1, problem.right.size - 1
-    closed = problem.closed()
-    pattern = insert_remove_pattern(inserted, removed)
-    for stretch in (1, 2, 3):
-        if closed.bounds == tuple(tuple(stretch * b for b in row) for row in pattern.bounds):
-            return inserted, removed, stretch
+    closed = problem.closed().bounds
+    stretches = [(c, c) for c in (1, 2, 3)]
+    if removed == inserted == 1:
+        stretches += [(2, 1), (1, 2)]
+    for a, b in stretches:
+        if closed == _stretched_pattern(inserted, removed, a, b):
+            return inserted, removed, a, b
     raise UnsupportedOperation(
         "this solver handles the constraint pattern of 003 Thm. 3.7 (d(L_t, L_u) ≤ |t − u|, "
         "d(R_t, R_u) ≤ |t − u|, d(L_t, R_u) ≤ (t − 1) + (u − 1), possibly scaled); got "
         + problem.constraints.describe())
+
+
+@functools.lru_cache(maxsize=512)
+def _stretched_pattern(inserted: int, removed: int, a: int, b: int) -> tuple:
+    """The bounds of 003 Thm. 3.7's pattern with left-chain distances times ``a`` and
+    right-chain ones times ``b`` (cross bounds ``a(t − 1) + b(u − 1)``)."""
+    left = removed + 1
+
+    def entry(i: int, j: int, unit: float) -> float:
+        if (i < left) == (j < left):
+            return (a if i < left else b) * unit
+        t, u = (i, j - left) if i < left else (j, i - left)
+        return a * t + b * u
+
+    bounds = insert_remove_pattern(inserted, removed).bounds
+    return tuple(tuple(entry(i, j, unit) for j, unit in enumerate(row))
+                 for i, row in enumerate(bounds))
 
 
 @dataclass(frozen=True)
@@ -166,7 +189,8 @@ class AdditiveNoise(Mechanism):
     @property
     def worst_case_source(self) -> str:
         if self.family is Family.GAUSSIAN:
-            return "001 Thm. 4.2 and App. H, 003 Thm. 3.8: collinear, equidistant means"
+            return ("001 Thm. 4.2 and App. H, 003 Thm. 3.8: collinear, equidistant means; "
+                    "002 Thm. 3.3 for chains of unequal lengths")
         return "003 Thm. M.2, not in the seeds; checked by otbound's verifier"
 
     @property
@@ -186,8 +210,12 @@ class AdditiveNoise(Mechanism):
                     MixturePair(self.family, self.noise_multiplier, near, problem.left,
                                 [-x for x in far], star.weights))
             return [(pair, star.positions * self.sensitivity)]
-        inserted, removed, stretch = _pattern_sizes(problem)
-        left, right = stretch * np.arange(removed + 1), -stretch * np.arange(inserted + 1)
+        inserted, removed, a, b = _pattern_sizes(problem)
+        if a != b and self.family is not Family.GAUSSIAN:
+            raise UnsupportedOperation(
+                f"no exact {self.family.value} worst case for chains of unequal lengths "
+                f"({a} and {b}): 002 Thm. 3.3 covers the Gaussian mechanism only")
+        left, right = a * np.arange(removed + 1), -b * np.arange(inserted + 1)
         pair = MixturePair(self.family, self.noise_multiplier, left, problem.left, right,
                            problem.right)
         return [(pair, np.concatenate([left, right]) * self.sensitivity)]
