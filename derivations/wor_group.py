@@ -12,8 +12,6 @@ Then ``d(L_t, L_u) = d(R_t, R_u) = |t − u|`` and ``d(L_t, R_u) = max(t, u)``: 
 the supports, so the coupling is ``d_Y``-compatible. For randomized response the bound is tight.
 """
 
-import sympy as sp
-
 from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, InstanceGrid,
                      KFoldSubstitution, StructuralParameter, SwapInRandomOrder, Variant,
                      WithoutReplacement, count_partition, problem, statement)

@@ -10,7 +10,8 @@ from otbound.engine.derivation import run
 from otbound.engine.symbols import N, q
 
 NAMES = ["001-prop-E.4", "001-thm-3.6", "001-thm-F.2", "001-thm-F.3", "001-prop-E.5",
-         "001-thm-4.1", "003-thm-3.7", "wor-group-substitution"]
+         "001-thm-4.1", "003-thm-3.7", "wor-group-substitution", "wr-substitution",
+         "wr-insertion-removal", "wr-group-substitution"]
 SYMBOLIC = ["001-prop-E.4", "001-thm-3.6", "001-thm-4.1"]
 
 

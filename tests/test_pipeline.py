@@ -161,12 +161,20 @@ def test_verify_takes_structural_parameters(capsys):
     assert {c["verdict"] for c in gaussian_rdp} >= {"uninformative"}
 
 
+# multiset batches: type masses do not determine the pmf, so these are checked on instances only
+# (their proof for every N is written out in docs/with_replacement.md)
+INSTANCE_ONLY = {"wr-substitution", "wr-insertion-removal", "wr-group-substitution"}
+
+
 def test_type_level_and_instances_agree_on_every_bundled_variant():
     for _, derivation in bundled_derivations():
         report = run(derivation)
         for variant in report.variants:
             for case in variant.cases:
-                assert case.proved_valid and case.proved_compatible, (derivation.name, case)
+                if derivation.name in INSTANCE_ONLY:
+                    assert case.valid and not case.proved_valid, (derivation.name, case)
+                else:
+                    assert case.proved_valid and case.proved_compatible, (derivation.name, case)
                 assert case.checked > 0 and case.violation is None
 
 

@@ -25,7 +25,7 @@ from otbound.engine.bound import ConstraintMatrix
 from otbound.engine.report import ALL_SIZES, LOOSE
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.limits import show
-from otbound.numerics.problems import NumericProblem, Term
+from otbound.numerics.problems import NumericProblem, Term, insert_remove_pattern
 
 if TYPE_CHECKING:
     import sympy as sp
@@ -361,24 +361,64 @@ class DerivedSetting:
 def solved_cases(cases: list[list[Term]], mechanism) -> tuple[list[list], str]:
     """Dominating pairs for every case (as branches: log-probability and pairs), and how they
     were found: the mechanism's worst-case solver where it recognises a problem's constraint
-    pattern (tight), else a mechanism-agnostic bound — by joint convexity over the product
-    coupling of the two mixtures, ``Σ_ij w_i v_j · pair(D[L_i, R_j])`` — said so."""
-    solved, agnostic = [], []
+    pattern (tight), else its solution of the problem relaxed to 003 Thm. 3.7's pattern
+    (:func:`relaxed_to_pattern`; sound, not tight), else a mechanism-agnostic bound — by joint
+    convexity over the product coupling of the two mixtures, ``Σ_ij w_i v_j · pair(D[L_i, R_j])``
+    — each said so."""
+    solved, relaxed, agnostic = [], [], []
     for terms in cases:
         branches = []
         for log_probability, problem in terms:
             try:
                 branches.append((log_probability, mechanism.tight_pairs(problem)))
             except UnsupportedOperation as error:
-                agnostic.append(str(error))
-                branches.extend(_product_branches(log_probability, problem, mechanism))
+                pairs = _relaxed_pairs(problem, mechanism)
+                (agnostic if pairs is None else relaxed).append(str(error))
+                branches.extend(_product_branches(log_probability, problem, mechanism)
+                                if pairs is None else [(log_probability, pairs)])
         solved.append(branches)
-    if not agnostic:
+    if not agnostic and not relaxed:
         return solved, f"tight: the worst case of the {mechanism.name} mechanism " \
                        f"({mechanism.worst_case_source})"
+    if not agnostic:
+        return solved, (f"relaxed (sound, not tight): no exact {mechanism.name} solver for a "
+                        "constraint pattern, so its constraints were loosened to 003 Thm. 3.7's "
+                        f"pattern, which the {mechanism.name} solver solves exactly "
+                        f"({mechanism.worst_case_source}) ({relaxed[0]})")
     return solved, ("mechanism-agnostic (joint convexity over the product coupling; sound, "
                     f"not tight): no exact {mechanism.name} solver for a constraint pattern "
                     f"({agnostic[0]})")
+
+
+def _relaxed_pairs(problem: NumericProblem, mechanism) -> list | None:
+    """The mechanism's exact pairs for the problem relaxed to 003 Thm. 3.7's pattern, if any."""
+    loose = relaxed_to_pattern(problem)
+    if loose is None:
+        return None
+    try:
+        return mechanism.tight_pairs(loose)
+    except UnsupportedOperation:
+        return None
+
+
+def relaxed_to_pattern(problem: NumericProblem) -> NumericProblem | None:
+    """The problem with its constraints loosened to 003 Thm. 3.7's pattern (possibly scaled by
+    2 or 3), or ``None`` when some closed constraint is looser than that pattern's.
+
+    Every configuration feasible for the problem's closed constraints is feasible for a pattern
+    that bounds each distance at least as loosely, so the maximum can only grow: an exact solver
+    for the pattern gives a sound bound (not tight). Under substitution the cross bounds
+    ``d(L_t, R_u) ≤ max(t − 1, u − 1)`` of sampling with replacement become ``(t − 1) + (u − 1)``,
+    which the triangle inequality through ``L_1 = R_1`` implies anyway."""
+    pattern = insert_remove_pattern(problem.right.size - 1, problem.left.size - 1)
+    closed = np.array(problem.closed().bounds, dtype=float)
+    for stretch in (1, 2, 3):
+        scaled = stretch * np.array(pattern.bounds, dtype=float)
+        if np.all(closed <= scaled):
+            bounds = tuple(tuple(float(b) for b in row) for row in scaled)
+            return NumericProblem(problem.left, problem.right,
+                                  ConstraintMatrix(pattern.labels, bounds))
+    return None
 
 
 def agnostic_cases(cases: list[list[Term]], mechanism) -> list[list]:
