@@ -1,0 +1,185 @@
+"""The independent Monte Carlo (otbound.verify.independent_mc): batches simulated, densities in
+closed form; it confirms each tight bundled derivation at one configuration, catches the bound
+lowered by 5 %, and never calls a row that could not have caught that "consistent"."""
+
+import json
+import math
+import re
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+import pytest
+from cli_runs import run_cli
+
+from otbound.engine import symbols
+from otbound.engine.catalog import load_derivation
+from otbound.engine.derivation import run
+from otbound.numerics.mechanisms import gaussian, laplace, randomized_response
+from otbound.verify.checks import Instance, worst_function
+from otbound.verify.enumeration import value_distribution
+from otbound.verify.independent_mc import (CONSISTENT, DEFAULT_DRAWS, LOWERED, UNINFORMATIVE,
+                                           VIOLATED, Interval, check_independent_mc, value_weights,
+                                           worst_case_of)
+from otbound.verify.runner import verify_derivation
+
+EPSILON = 0.5
+
+
+@lru_cache(maxsize=None)
+def _report(name: str):
+    return run(load_derivation(name))
+
+
+def _instance(name: str, variant: str, case: str, values: dict, size: int) -> Instance:
+    """The case of the bundled derivation at ``values`` on datasets of ``size`` records."""
+    report = _report(name)
+    for found in report.variants:
+        for case_report in found.cases:
+            if found.variant.label == variant and case_report.case.pair.name == case:
+                offset = case_report.case.size_offset(report.derivation.size_reference)
+                return Instance(report.derivation, found.variant, case_report.case, values,
+                                size - offset, bound=case_report.bound)
+    raise LookupError((name, variant, case))
+
+
+# One documented configuration per bundled derivation with a tight mechanism (docs/verification.md):
+# ε = 0.5, N = 6; Poisson r = 1/2 with σ = 1; without replacement q = 3 with θ = 0.75 (the only
+# tight mechanism there); with replacement q = 3 with σ = 1. Draws: enough for δ ≈ 0.01 … 0.25.
+CONFIGURATIONS = [
+    ("001-prop-E.4", "K = 1", "removal", {symbols.r: Fraction(1, 2)}, gaussian(1.0), 200_000),
+    ("001-prop-E.4", "K = 1", "insertion", {symbols.r: Fraction(1, 2)}, gaussian(1.0),
+     1_000_000),
+    ("001-thm-4.1", "K = 1", "removal", {symbols.r: Fraction(1, 2)}, gaussian(1.0), 200_000),
+    ("001-thm-4.1", "K = 2", "removal", {symbols.r: Fraction(1, 2)}, gaussian(1.0), 200_000),
+    ("001-thm-4.1", "K = 2", "insertion", {symbols.r: Fraction(1, 2)}, gaussian(1.0), 200_000),
+    ("001-thm-3.6", "K = 1", "substitution", {symbols.q: 3}, randomized_response(0.75),
+     200_000),
+    ("wor-group-substitution", "K = 2", "substitution", {symbols.q: 3},
+     randomized_response(0.75), 200_000),
+    ("wr-insertion-removal", "q = 3", "removal", {}, gaussian(1.0), 200_000),
+]
+IDS = [f"{c[0]}-{c[1]}-{c[2]}-{c[4].name}" for c in CONFIGURATIONS]
+
+
+@pytest.mark.parametrize("name, variant, case, values, mechanism, draws", CONFIGURATIONS,
+                         ids=IDS)
+def test_confirms_the_bound_and_catches_it_lowered_by_five_percent(name, variant, case, values,
+                                                                  mechanism, draws):
+    instance = _instance(name, variant, case, values, 6)
+    row = check_independent_mc(instance, mechanism, EPSILON, draws, np.random.default_rng(0))
+    assert row.verdict == CONSISTENT and row.passed, row
+    assert row.bound > 1e-3 and row.interval[0] <= row.bound   # δ is not tiny; the bound holds
+    lowered = (1 - LOWERED) * row.bound
+    caught = check_independent_mc(instance, mechanism, EPSILON, draws, np.random.default_rng(1),
+                                  bound=lowered)
+    assert caught.verdict == VIOLATED and not caught.passed, caught
+    assert caught.interval[0] > lowered
+
+
+@pytest.mark.parametrize("name, variant, case, values, mechanism, draws", CONFIGURATIONS,
+                         ids=IDS)
+def test_too_few_draws_are_uninformative_never_consistent(name, variant, case, values,
+                                                         mechanism, draws):
+    instance = _instance(name, variant, case, values, 6)
+    row = check_independent_mc(instance, mechanism, EPSILON, 500, np.random.default_rng(0))
+    assert row.verdict == UNINFORMATIVE, row
+    assert row.interval[1] - row.interval[0] > LOWERED * row.bound
+
+
+def test_a_bound_the_construction_does_not_attain_is_uninformative():
+    instance = _instance("001-thm-4.1", "K = 2", "removal", {symbols.r: Fraction(1, 2)}, 6)
+    bound = float(instance.bound_delta(gaussian(1.0), [EPSILON])[0])
+    row = check_independent_mc(instance, gaussian(1.0), EPSILON, 200_000,
+                               np.random.default_rng(0), bound=1.2 * bound)
+    assert row.verdict == UNINFORMATIVE and row.interval[1] < bound * 1.2
+
+
+@pytest.mark.parametrize("lower, upper, bound, verdict", [
+    (0.50, 0.52, 0.49, VIOLATED), (0.48, 0.52, 0.49, CONSISTENT), (0.466, 0.5, 0.49, CONSISTENT),
+    (0.465, 0.5, 0.49, UNINFORMATIVE), (0.0, 0.9, 0.49, UNINFORMATIVE),
+    (0.0, 0.0, 0.0, UNINFORMATIVE), (1e-9, 1e-3, 0.0, VIOLATED)])
+def test_the_verdict_rule(lower, upper, bound, verdict):
+    assert Interval((lower + upper) / 2, lower, upper, 10).verdict(bound) == verdict
+
+
+def test_interval_covers_a_known_mean_and_shrinks():
+    rng = np.random.default_rng(3)
+    small, large = (Interval.of(rng.random(n) < 0.2) for n in (1_000, 100_000))
+    assert small.lower <= 0.2 <= small.upper and large.lower <= 0.2 <= large.upper
+    assert 0 <= large.lower and large.upper <= 1 and large.width < small.width / 5
+
+
+@pytest.mark.parametrize("name, variant, case, values, mechanism, draws", CONFIGURATIONS,
+                         ids=IDS)
+def test_closed_form_weights_agree_with_enumerating_the_scheme(name, variant, case, values,
+                                                               mechanism, draws):
+    """The module's own binomial/hypergeometric/multinomial weights against otbound's pmf."""
+    instance = _instance(name, variant, case, values, 6)
+    function = worst_function(instance, mechanism, "ADP", EPSILON)
+    worst = worst_case_of(instance, mechanism, EPSILON)
+    for dataset in instance.datasets:
+        ours = value_weights(worst, instance.scheme, dataset)
+        enumerated = value_distribution(instance.scheme, dataset, function)
+        assert set(ours) == {float(v) for v, p in enumerated.items() if p > 0}
+        for value, probability in enumerated.items():
+            assert math.isclose(ours[float(value)], float(probability), rel_tol=1e-12)
+
+
+def test_verify_reports_the_rows_with_their_interval_width(capsys):
+    code, out, _ = run_cli(capsys, "verify", "001-thm-3.6", "--samples", "10", "--mc-draws",
+                           "50000", "--json")
+    rows = [c for c in json.loads(out)["checks"]
+            if c["check"] == "independent Monte Carlo δ(ε)"]
+    assert code == 0 and rows and all(r["parameters"]["draws"] == 50_000 for r in rows)
+    assert all(r["interval_width"] == pytest.approx(r["interval"][1] - r["interval"][0])
+               for r in rows)
+    assert {r["verdict"] for r in rows} == {CONSISTENT}
+    code, out, _ = run_cli(capsys, "verify", "001-thm-3.6", "--samples", "10", "--mc-draws",
+                           "300")
+    assert code == 0 and re.search(r"independent Monte Carlo δ\(ε\) .*uninformative", out)
+    assert re.search(r"independent Monte Carlo δ\(ε\) \(K = 1, substitution, "
+                     r"randomized-response\): interval \[[-0-9.e]+, [-0-9.e]+\], width ", out)
+
+
+@pytest.mark.parametrize("draws", ["1", "10000001"])
+def test_verify_refuses_draws_out_of_range(capsys, draws):
+    code, _, err = run_cli(capsys, "verify", "001-thm-3.6", "--mc-draws", draws)
+    assert code == 2 and "mc_draws must be an integer in [2, 10000000]" in err
+
+
+def test_cli_default_draws_match_the_module():
+    from otbound.cli import build_parser
+    args = build_parser().parse_args(["verify", "001-thm-3.6"])
+    assert args.mc_draws == DEFAULT_DRAWS
+
+
+def test_no_monte_carlo_row_that_cannot_catch_a_lowered_bound_says_consistent():
+    """Old and new Monte Carlo rows: "consistent" only with the lower end above 0.95 × bound."""
+    report = verify_derivation(_report("001-prop-E.4"), max_n=6, samples=10, mc_draws=20_000)
+    rows = [f for f in report.findings if "Monte Carlo" in f.check]
+    assert {f.verdict for f in rows} >= {CONSISTENT, UNINFORMATIVE}
+    for row in rows:
+        lower = (row.interval[0] if row.interval is not None
+                 else float(re.search(r"interval \[([^,]+),", row.witness).group(1)))
+        if row.verdict == CONSISTENT:
+            assert lower > (1 - LOWERED) * row.bound, row
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, variant, case, values, mechanism", [
+    ("003-thm-3.7", "K+ = 1, K- = 1", "insert-remove", {symbols.r: Fraction(1, 2)},
+     gaussian(1.0)),
+    ("003-thm-3.7", "K+ = 1, K- = 2", "insert-remove", {symbols.r: Fraction(1, 2)},
+     laplace(1.0)),
+    ("wor-group-substitution", "K = 3", "substitution", {symbols.q: 3},
+     randomized_response(0.75)),
+    ("001-thm-4.1", "K = 3", "removal", {symbols.r: Fraction(1, 2)}, gaussian(1.0)),
+])
+def test_larger_groups_with_a_million_draws(name, variant, case, values, mechanism):
+    instance = _instance(name, variant, case, values, 6)
+    row = check_independent_mc(instance, mechanism, EPSILON, 1_000_000,
+                               np.random.default_rng(0))
+    caught = check_independent_mc(instance, mechanism, EPSILON, 1_000_000,
+                                  np.random.default_rng(1), bound=(1 - LOWERED) * row.bound)
+    assert (row.verdict, caught.verdict) == (CONSISTENT, VIOLATED), (row, caught)
