@@ -28,6 +28,18 @@ class Method(Enum):
     POSTHOC = "posthoc"
 
 
+class Posthoc(Enum):
+    """Where ``method='posthoc'`` accounting applies the group privacy property (003 App. C.1.4,
+    001 App. B.1): to each step's K = 1 profile (then composed), to the composed K = 1 guarantee
+    (once), or to each step's single (ε, δ) pair (then composed exactly); ``BEST`` tries all
+    three and reports the smallest answer."""
+
+    BEST = "best"
+    STEP_PROFILE = "step-profile"
+    COMPOSED = "composed"
+    STEP_PAIR = "step-pair"
+
+
 class Accountant(Enum):
     """Who composes the steps: the better of the two (``BEST``), Rényi DP, or a privacy loss
     distribution."""

@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING
 
 # Only what building the parser needs is imported here (no numpy); each command imports the
 # rest when it runs, so that --help needs no scipy and one RDP point no sympy or dp_accounting.
-from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Neighbouring
+from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Neighbouring,
+                             Posthoc)
 from otbound.errors import (AuditFileError, DerivationFileError, InvalidSpecification,
                             OtboundError, UnsupportedOperation)
+from otbound.progress import Progress
 
 DESCRIPTION = ("Derive, verify, evaluate and audit privacy amplification bounds for subsampled "
                "mechanisms (conditional optimal transport, Schuchardt et al.).")
@@ -32,6 +34,7 @@ EXIT_CODES = ("exit codes: 0 success; 1 a check failed, an audited claim is unso
               "internal error; 2 bad input")
 
 if TYPE_CHECKING:
+    from otbound.accounting.accountant import Guarantee
     from otbound.accounting.steps import Step
     from otbound.engine.derivation import Derivation
     from otbound.engine.report import DerivationReport
@@ -84,10 +87,13 @@ def build_parser() -> argparse.ArgumentParser:
                         default=2000, help="datasets and functions tried by the adversarial "
                         "soundness search, per derivation (default 2000)")
     verify.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    verify.add_argument("--mc-draws", type=int, default=200_000,
+                        help="simulated draws per independent Monte Carlo row (default 200000)")
     verify.add_argument("--json", action="store_true", help="print one JSON object")
     verify.add_argument("--timings", action="store_true",
                         help="add elapsed_seconds to the JSON (which then differs between runs)")
     _add_params(verify, "a structural parameter of the derivation, e.g. K=4")
+    _add_quiet(verify)
     verify.set_defaults(handler=_verify)
     for name, values, handler in (("rdp", "--alpha", _rdp), ("adp", "--epsilon", _adp)):
         command = commands.add_parser(
@@ -96,10 +102,33 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument(values, required=True, type=_numbers(values),
                              help="one value or a comma-separated list")
         command.add_argument("--json", action="store_true", help="print one JSON object")
+        _add_plot(command, "the curve, one line per --method (e.g. --method tight,posthoc)")
         command.set_defaults(handler=handler)
     _add_account(commands)
+    _add_calibrate(commands)
     _add_audit(commands)
+    _add_figures(commands)
     return parser
+
+
+def _add_plot(command: argparse.ArgumentParser, what: str) -> None:
+    command.add_argument("--plot", metavar="FILE.png",
+                         help=f"also write a PNG plot: {what} (needs matplotlib)")
+
+
+def _add_quiet(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--quiet", action="store_true",
+                         help="no progress line on stderr (shown only when it is a terminal)")
+
+
+def _add_figures(commands) -> None:
+    figures = commands.add_parser("figures", help="regenerate the seeds' main figures (PNG)")
+    figures.add_argument("--out", default="docs/figures", metavar="DIR",
+                         help="folder to write them to (default docs/figures)")
+    figures.add_argument("--list", action="store_true", help="list the figures")
+    figures.add_argument("names", nargs="*", metavar="NAME", help="only these figures")
+    _add_quiet(figures)
+    figures.set_defaults(handler=_figures)
 
 
 def _add_audit(commands) -> None:
@@ -114,6 +143,7 @@ def _add_audit(commands) -> None:
     audit.add_argument("--workers", type=int, help="local processes (default: one per core)")
     audit.add_argument("--scheduler", metavar="ADDRESS",
                        help="run on a Dask distributed cluster (pip install 'otbound[dask]')")
+    _add_quiet(audit)
     audit.set_defaults(handler=_audit)
 
 
@@ -125,6 +155,16 @@ def _numbers(flag: str):
             raise argparse.ArgumentTypeError(
                 f"{flag} takes a number or a comma-separated list of numbers, got {text!r}")
     return parse
+
+
+def _methods(text: str) -> list[Method]:
+    names = [part.strip() for part in text.split(",")]
+    allowed = [m.value for m in Method]
+    if any(name not in allowed for name in names) or len(set(names)) < len(names):
+        raise argparse.ArgumentTypeError(
+            f"--method takes one of {', '.join(allowed)} or a comma-separated list of distinct "
+            f"ones, got {text!r}")
+    return [Method(name) for name in names]
 
 
 def _add_params(command: argparse.ArgumentParser, what: str) -> None:
@@ -161,7 +201,9 @@ def _add_setting(command: argparse.ArgumentParser, account: bool = False) -> Non
     command.add_argument("--theta", type=float, help="true-response probability in (0, 1)")
     command.add_argument("--sensitivity", type=float, help="sensitivity L (default 1)")
     if not account:
-        command.add_argument("--method", default="tight", choices=[m.value for m in Method])
+        command.add_argument("--method", default="tight", type=_methods,
+                             help="tight (default), agnostic or posthoc; a comma-separated "
+                                  "list of them with --plot, to compare them")
         return
     command.add_argument("--max-batch", type=int, help="truncated batch size B")
     command.add_argument("--neighbouring", choices=[n.value for n in Neighbouring],
@@ -175,6 +217,29 @@ def _add_account(commands) -> None:
     target = command.add_mutually_exclusive_group(required=True)
     target.add_argument("--delta", type=float, help="report ε at this δ in (0, 1)")
     target.add_argument("--epsilon", type=float, help="report δ at this ε >= 0")
+    _add_accounting(command)
+    command.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_plot(command, "ε at --delta (or δ at --epsilon) over the number of steps, on a log "
+                       "grid up to --steps, one line per accountant")
+    _add_quiet(command)
+    command.set_defaults(handler=_account)
+
+
+def _add_accounting(command: argparse.ArgumentParser) -> None:
+    """How ``account`` and ``calibrate`` bound the steps and compose them."""
+    command.add_argument("--method", default="tight", choices=[m.value for m in Method],
+                         help="tight (default: the dominating pairs; without replacement, "
+                              "where Gaussian and Laplace noise have no exact solver, the "
+                              "better of 001 Prop. E.5's pairs and the agnostic bound, named "
+                              "in the output), agnostic (per-step mechanism-agnostic bounds) "
+                              "or posthoc (group privacy after the K = 1 bound; --scheme "
+                              "poisson or wor)")
+    command.add_argument("--posthoc", choices=[p.value for p in Posthoc],
+                         help="where --method posthoc applies group privacy: step-profile "
+                              "(to each step's K = 1 profile, then composed), composed (once, "
+                              "to the composed K = 1 guarantee), step-pair (to each step's "
+                              "(ε, δ) pair, composed exactly), or best (default: all three, "
+                              "the smallest answer)")
     command.add_argument("--accountant", default="best", choices=[a.value for a in Accountant],
                          help="best (default: both, the smaller answer), rdp or pld")
     command.add_argument("--conversion", choices=[c.value for c in Conversion],
@@ -183,8 +248,26 @@ def _add_account(commands) -> None:
     command.add_argument("--discretisation", type=float,
                          help="PLD loss grid (--accountant pld or best; "
                               f"default {DEFAULT_DISCRETISATION:g})")
-    command.add_argument("--json", action="store_true", help="print one JSON object")
-    command.set_defaults(handler=_account)
+
+
+def _add_calibrate(commands) -> None:
+    command = commands.add_parser(
+        "calibrate", help="the smallest noise, or the largest number of steps or rate, that "
+                          "meets a target (ε, δ)")
+    _add_setting(command, account=True)
+    command.add_argument("--steps", type=int, help="number of steps T >= 1 (unless solved for)")
+    command.add_argument("--solve-for", required=True, choices=("sigma", "scale", "steps", "rate"),
+                         help="the quantity to solve for: sigma or scale (the smallest), steps "
+                              "or rate (the largest); leave its own flag out")
+    command.add_argument("--target-epsilon", type=float, help="meet ε <= this at --delta")
+    command.add_argument("--target-delta", type=float, help="meet δ <= this at --epsilon")
+    command.add_argument("--delta", type=float, help="δ at which --target-epsilon is met")
+    command.add_argument("--epsilon", type=float, help="ε at which --target-delta is met")
+    _add_accounting(command)
+    command.add_argument("--json", action="store_true",
+                         help="print one JSON object (the solved quantity as its key)")
+    _add_quiet(command)
+    command.set_defaults(handler=_calibrate)
 
 
 _FLAGS = {
@@ -194,7 +277,9 @@ _FLAGS = {
     "dataset_size": "--dataset-size", "substitutions": "--substitutions", "scheme": "--scheme",
     "sigma": "--sigma", "scale": "--scale", "theta": "--theta", "sensitivity": "--sensitivity",
     "method": "--method", "max_batch": "--max-batch", "neighbouring": "--neighbouring",
-    "accountant": "--accountant", "conversion": "--conversion",
+    "accountant": "--accountant", "conversion": "--conversion", "posthoc": "--posthoc",
+    "target_epsilon": "--target-epsilon", "target_delta": "--target-delta",
+    "solve_for": "--solve-for",
     "discretisation": "--discretisation", "seed": "--seed", "samples": "--soundness-cases",
     "max_n": "--max-n", "workers": "--workers",
 }
@@ -348,9 +433,10 @@ def _subsampling(args: argparse.Namespace) -> Subsampling:
                        substitutions=args.substitutions)
 
 
-def _setting(args: argparse.Namespace) -> tuple[Subsampling | DerivedSetting, Mechanism, Method]:
+def _setting(args: argparse.Namespace
+             ) -> tuple[Subsampling | DerivedSetting, Mechanism, list[Method]]:
     setting = _derived_setting(args) if args.derivation else _subsampling(args)
-    return setting, _mechanism(args), Method(args.method)
+    return setting, _mechanism(args), args.method
 
 
 def _finite(values: list[float]) -> None:
@@ -359,11 +445,33 @@ def _finite(values: list[float]) -> None:
 
 
 def _evaluate(args: argparse.Namespace, inputs: str, outputs: str, evaluate) -> int:
-    from otbound.numerics.limits import show
-    from otbound.numerics.mechanisms import describe
-    from otbound.numerics.rounding import upper_text
+    """``rdp``/``adp``: each --method's result (several only with --plot, which compares them
+    in one plot), printed one after the other (JSON: one object, or a list of them)."""
+    setting, mechanism, methods = _setting(args)
+    if len(methods) > 1 and not args.plot:
+        raise _UsageError(f"--method takes several methods ({', '.join(m.value for m in methods)})"
+                          " only with --plot FILE.png, which compares them in one plot")
+    # every method evaluated before anything is printed: a refused method prints nothing
+    results = [_evaluate_method(args, inputs, outputs, evaluate, setting, mechanism, method)
+               for method in methods]
+    if args.plot:
+        from otbound.plots.charts import one_step_chart, write
 
-    setting, mechanism, method = _setting(args)
+        write(one_step_chart(results, inputs, outputs), args.plot)
+    if args.json:
+        print(json.dumps(results[0] if len(results) == 1 else results, indent=2))
+        return EXIT_OK
+    for result in results:
+        _print_evaluation(result, inputs, outputs)
+    return EXIT_OK
+
+
+def _evaluate_method(args: argparse.Namespace, inputs: str, outputs: str, evaluate,
+                     setting: Subsampling | DerivedSetting, mechanism: Mechanism,
+                     method: Method) -> dict:
+    """One method's result, as in the JSON output."""
+    from otbound.numerics.mechanisms import describe
+
     points = getattr(args, inputs)
     bounds = evaluate(setting, mechanism, method, points)
     values = [b.value for b in bounds]
@@ -372,18 +480,21 @@ def _evaluate(args: argparse.Namespace, inputs: str, outputs: str, evaluate) -> 
               "method": method.value, "setting": setting.describe() | describe(mechanism)}
     if args.derivation:
         result["pairs"] = _pairs_text(setting, mechanism, method)
-    if args.json:
-        print(json.dumps(result, indent=2))
-        return EXIT_OK
-    print(f"{'RDP' if outputs == 'epsilon' else 'ADP'} of one step — method {method.value}; "
+    return result
+
+
+def _print_evaluation(result: dict, inputs: str, outputs: str) -> None:
+    """One method's result as text: a heading, then a table of the points."""
+    from otbound.numerics.limits import show
+    from otbound.numerics.rounding import upper_text
+
+    print(f"{'RDP' if outputs == 'epsilon' else 'ADP'} of one step — method {result['method']}; "
           + ", ".join(f"{k} = {v}" for k, v in result["setting"].items()))
     if "pairs" in result:
         print(f"dominating pairs: {result['pairs']}")
     print(f"{inputs:>12}  {outputs:>16}  {'error bound':>11}")
-    for point, bound in zip(points, bounds):
-        print(f"{show(point):>12}  {upper_text(bound.value):>16}  "
-              f"{upper_text(bound.error, 2):>11}")
-    return EXIT_OK
+    for point, value, error in zip(result[inputs], result[outputs], result["error_bound"]):
+        print(f"{show(point):>12}  {upper_text(value):>16}  {upper_text(error, 2):>11}")
 
 
 def _pairs_text(setting: DerivedSetting, mechanism: Mechanism, method: Method) -> str:
@@ -408,22 +519,18 @@ def _adp(args: argparse.Namespace) -> int:
 
 
 def _account(args: argparse.Namespace) -> int:
-    from otbound.accounting.accountant import account
     from otbound.numerics.limits import show
     from otbound.numerics.rounding import upper_text
 
-    accountant = Accountant(args.accountant)
-    if accountant is Accountant.PLD and args.conversion is not None:
-        raise InvalidSpecification("--conversion applies to --accountant rdp or best")
-    if accountant is Accountant.RDP and args.discretisation is not None:
-        raise InvalidSpecification("--discretisation applies to --accountant pld or best")
-    step = _account_step(args)
-    guarantee = account([step], accountant, delta=args.delta, epsilon=args.epsilon,
-                        conversion=Conversion(args.conversion or "optimal"),
-                        discretisation=(DEFAULT_DISCRETISATION if args.discretisation is None
-                                        else args.discretisation))
+    if args.plot and args.method != Method.TIGHT.value:
+        raise _UsageError("account --plot draws --method tight only; drop --plot or --method")
+    with Progress("account", quiet=args.quiet) as progress:
+        progress(f"composing {args.steps} steps ({args.accountant})")
+        guarantee, step, setting = _guarantee(args)
+        if args.plot:
+            _plot_account(args, step, Accountant(args.accountant), _options(args), progress)
     result = {"epsilon": guarantee.epsilon, "delta": guarantee.delta, "steps": guarantee.steps,
-              "accountant": guarantee.accountant.value, "setting": step.setting}
+              "accountant": guarantee.accountant.value, "method": "tight", "setting": setting}
     result |= guarantee.details
     if args.json:
         print(json.dumps(result, indent=2))
@@ -434,9 +541,9 @@ def _account(args: argparse.Namespace) -> int:
     if floor is not None:
         delta = "≤ " + delta
     how = ", ".join(f"{k} {v}" for k, v in guarantee.details.items()
-                    if k not in ("compared", "at_floor"))
-    print(f"({epsilon}, {delta})-DP after {guarantee.steps} steps — accountant "
-          f"{guarantee.accountant.value} ({how})")
+                    if k not in ("compared", "at_floor", "method", "posthoc"))
+    print(f"({epsilon}, {delta})-DP after {guarantee.steps} steps — {_method_text(guarantee)}"
+          f"accountant {guarantee.accountant.value} ({how})")
     for name, other in guarantee.details.get("compared", {}).items():
         if "unavailable" in other:
             print(f"  {name}: unavailable — {other['unavailable']}")
@@ -444,12 +551,139 @@ def _account(args: argparse.Namespace) -> int:
             value = "ε = " + upper_text(other["epsilon"]) if args.delta is not None \
                 else "δ " + ("≤ " if "at_floor" in other else "= ") + upper_text(other["delta"])
             print(f"  {name}: {value}")
-    print("setting: " + ", ".join(f"{k} = {v}" for k, v in step.setting.items()))
+    print("setting: " + ", ".join(f"{k} = {v}" for k, v in setting.items()))
     if floor is not None:
         print(f"note: δ is within the PLD accountant's floor ({floor:g}: its rounding margin "
               "and the tails cut in each composition); the true δ may be far smaller "
               "(--accountant rdp resolves smaller values)")
     return EXIT_OK
+
+
+_SOLVED_MECHANISM = {"sigma": "gaussian", "scale": "laplace"}
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    """``calibrate``: the safe value of --solve-for that meets the target, accounted again at
+    that value (with every other flag as ``account`` reads it) before it is reported."""
+    from otbound.accounting.calibrate import calibrate
+    from otbound.errors import InternalError
+    from otbound.numerics.limits import show
+
+    solved = _check_calibration(args)
+
+    def at(value: float) -> argparse.Namespace:
+        return argparse.Namespace(**(vars(args) | {solved: value}))
+
+    with Progress("calibrate", quiet=args.quiet) as progress:
+        found = calibrate(lambda value: _guarantee(at(value))[0], solved,
+                          target_epsilon=args.target_epsilon, target_delta=args.target_delta,
+                          sensitivity=args.sensitivity or 1.0, progress=progress)
+        progress(f"verifying {solved} = {show(found.value)}")
+        guarantee, _, setting = _guarantee(at(found.value))
+    met = (guarantee.epsilon <= args.target_epsilon if args.target_epsilon is not None
+           else guarantee.delta <= args.target_delta)
+    if not met:
+        raise InternalError(f"{solved} = {show(found.value)} met the target once and not on "
+                            "re-accounting")
+    target = ({"epsilon": args.target_epsilon, "delta": args.delta}
+              if args.target_epsilon is not None
+              else {"delta": args.target_delta, "epsilon": args.epsilon})
+    result = {solved: found.value, "epsilon": guarantee.epsilon, "delta": guarantee.delta,
+              "steps": guarantee.steps, "accountant": guarantee.accountant.value,
+              "method": guarantee.details.get("method", "tight"), "target": target,
+              "unsafe": found.unsafe, "setting": setting} | guarantee.details
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return EXIT_OK
+    which = "smallest" if solved in _SOLVED_MECHANISM else "largest"
+    goal = (f"ε <= {show(args.target_epsilon)} at δ = {show(args.delta)}"
+            if args.target_epsilon is not None
+            else f"δ <= {show(args.target_delta)} at ε = {show(args.epsilon)}")
+    beyond = ("" if found.unsafe is None
+              else f"; not met at {show(found.unsafe)}")
+    print(f"{solved} = {show(found.value)} (the {which} meeting {goal}{beyond})")
+    print(f"verified: ({show(guarantee.epsilon)}, {show(guarantee.delta)})-DP after "
+          f"{guarantee.steps} steps — {_method_text(guarantee)}accountant "
+          f"{guarantee.accountant.value}")
+    print("setting: " + ", ".join(f"{k} = {v}" for k, v in setting.items()))
+    return EXIT_OK
+
+
+def _check_calibration(args: argparse.Namespace) -> str:
+    """The quantity solved for, once the flags make a calibration."""
+    solved = args.solve_for
+    if not ((args.target_epsilon is not None and args.delta is not None
+             and args.target_delta is None and args.epsilon is None)
+            or (args.target_delta is not None and args.epsilon is not None
+                and args.target_epsilon is None and args.delta is None)):
+        raise _UsageError("calibrate needs --target-epsilon E with --delta D, or "
+                          "--target-delta D with --epsilon E")
+    if getattr(args, solved) is not None:
+        raise _UsageError(f"--{solved} is solved for (--solve-for {solved}): leave it out")
+    if solved in _SOLVED_MECHANISM and args.mechanism != _SOLVED_MECHANISM[solved]:
+        raise _UsageError(f"--solve-for {solved} needs --mechanism {_SOLVED_MECHANISM[solved]}, "
+                          f"got --mechanism {args.mechanism}")
+    if solved == "rate" and args.scheme not in ("poisson", "truncated-poisson"):
+        raise _UsageError("--solve-for rate needs --scheme poisson or truncated-poisson")
+    if solved != "steps" and args.steps is None:
+        raise _UsageError("calibrate needs --steps (unless --solve-for steps)")
+    return solved
+
+
+def _method_text(guarantee) -> str:
+    """``method …, `` for the output line, unless it is the tight one with an exact solver."""
+    method = guarantee.details.get("method", "tight")
+    if method == "tight":
+        return ""
+    posthoc = guarantee.details.get("posthoc")
+    return f"method {method}{f' ({posthoc})' if posthoc else ''}, "
+
+
+def _options(args: argparse.Namespace) -> dict:
+    """The accountant's options from ``account``'s (or ``calibrate``'s) flags."""
+    accountant = Accountant(args.accountant)
+    if accountant is Accountant.PLD and args.conversion is not None:
+        raise InvalidSpecification("--conversion applies to --accountant rdp or best")
+    if accountant is Accountant.RDP and args.discretisation is not None:
+        raise InvalidSpecification("--discretisation applies to --accountant pld or best")
+    return {"delta": args.delta, "epsilon": args.epsilon,
+            "conversion": Conversion(args.conversion or "optimal"),
+            "discretisation": (DEFAULT_DISCRETISATION if args.discretisation is None
+                               else args.discretisation)}
+
+
+def _guarantee(args: argparse.Namespace) -> tuple[Guarantee, Step, dict]:
+    """``account``'s answer for its flags (``--method``), the step, and the setting as shown:
+    the tight pairs of :func:`_account_step` where they exist, else the method's bound
+    (:func:`otbound.accounting.methods.account_method`, which names it)."""
+    from otbound.accounting.accountant import account
+    from otbound.accounting.methods import account_method
+
+    accountant, options, method = Accountant(args.accountant), _options(args), Method(args.method)
+    if args.posthoc is not None and method is not Method.POSTHOC:
+        raise InvalidSpecification("--posthoc applies to --method posthoc")
+    step = _account_step(args)
+    built_in = args.derivation is None and args.scheme in ("poisson", "wor")
+    if method is not Method.TIGHT and not built_in:
+        raise UnsupportedOperation(f"--method {method.value} applies to --scheme poisson or wor "
+                                   "in account; use --method tight")
+    if not built_in or (method is Method.TIGHT and step.setting.get("pairs") == "tight"):
+        return account([step], accountant, **options), step, step.setting
+    guarantee = account_method(_subsampling(args), _mechanism(args), args.steps, method,
+                               accountant, posthoc=Posthoc(args.posthoc or "best"), **options)
+    return guarantee, step, {k: v for k, v in step.setting.items() if k != "pairs"}
+
+
+def _plot_account(args: argparse.Namespace, step: Step, accountant: Accountant, options: dict,
+                  progress: Progress) -> None:
+    """``account --plot``: the guarantee over a log grid of step counts up to --steps."""
+    from otbound.accounting.over_steps import account_over_steps, steps_grid
+    from otbound.plots.charts import account_chart, write
+
+    counts = steps_grid(args.steps)
+    curves = account_over_steps(step, counts, accountant, progress=progress, **options)
+    write(account_chart({name: (counts, values) for name, values in curves.items()},
+                        step.setting, args.delta, args.epsilon), args.plot)
 
 
 def _account_step(args: argparse.Namespace) -> Step:
@@ -481,12 +715,13 @@ def _account_step(args: argparse.Namespace) -> Step:
 def _verify(args: argparse.Namespace) -> int:
     from otbound.engine.catalog import load_derivation
     from otbound.engine.derivation import run
-    from otbound.verify.runner import print_progress, verify_derivation
+    from otbound.verify.runner import verify_derivation
 
     derivation = load_derivation(args.target)
     derived = run(derivation.at(_params(args.param)) if args.param else derivation)
-    report = verify_derivation(derived, max_n=args.max_n, samples=args.samples, seed=args.seed,
-                    progress=None if args.json else print_progress)
+    with Progress("verify", quiet=args.quiet) as progress:
+        report = verify_derivation(derived, max_n=args.max_n, samples=args.samples,
+                                   seed=args.seed, progress=progress, mc_draws=args.mc_draws)
     print(json.dumps(report.to_json(timings=args.timings), indent=2, ensure_ascii=False)
           if args.json else report.to_text())
     return EXIT_OK if report.passed else EXIT_FAILED
@@ -505,7 +740,9 @@ def _audit(args: argparse.Namespace) -> int:
     from otbound.audit.runner import run_audits
 
     entries = bundled_claims() if args.all else [find_claim(t) for t in args.targets]
-    results = run_audits(entries, workers=args.workers, scheduler=args.scheduler)
+    with Progress("audit", quiet=args.quiet) as progress:
+        results = run_audits(entries, workers=args.workers, scheduler=args.scheduler,
+                             progress=progress)
     if args.markdown:
         from pathlib import Path
 
@@ -514,6 +751,20 @@ def _audit(args: argparse.Namespace) -> int:
     print(json.dumps(to_json(results), indent=2, ensure_ascii=False) if args.json
           else to_text(results))
     return EXIT_FAILED if any(r.verdict.failed for r in results) else EXIT_OK
+
+
+def _figures(args: argparse.Namespace) -> int:
+    from otbound.plots.figures import chosen_figures, write_figures
+
+    if args.list:
+        for figure in chosen_figures(args.names):
+            print(f"{figure.name:36} {figure.source}")
+        return EXIT_OK
+    with Progress("figures", quiet=args.quiet) as progress:
+        written = write_figures(args.out, args.names, progress)
+    for path in written:
+        print(f"wrote {path}")
+    return EXIT_OK
 
 
 def _summary(reports: list[DerivationReport]) -> str:

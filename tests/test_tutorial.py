@@ -19,6 +19,7 @@ def test_the_page_shows_the_derivation_file_it_uses():
 def test_the_page_has_its_commands():
     commands = [s.command.split()[1] for s in sessions(TEXT)]
     assert {"derive", "verify", "rdp", "adp", "account"} <= set(commands)
+    assert any("--plot" in s.command for s in sessions(TEXT))
 
 
 @pytest.mark.parametrize("session", sessions(TEXT), ids=lambda s: " ".join(s.command.split()[:2]))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Callable
 
 from otbound.accounting import pld, rdp
 from otbound.accounting.steps import Step
@@ -35,26 +37,36 @@ def account(steps: list[Step], accountant: Accountant = Accountant.BEST, *,
             conversion: Conversion = Conversion.OPTIMAL,
             discretisation: float = pld.DEFAULT_DISCRETISATION) -> Guarantee:
     """ε at the given δ, or δ at the given ε, after composing ``steps`` (upper bounds)."""
-    _check_target(delta, epsilon)
+    check_target(delta, epsilon)
     accountant = as_choice(Accountant, accountant, "accountant")
     conversion = as_choice(Conversion, conversion, "conversion")
     _check_steps(steps)
     pld.check_discretisation(discretisation)
     if accountant is not Accountant.BEST:
         return _account_with(accountant, steps, delta, epsilon, conversion, discretisation)
+    return best_guarantee({each.value: partial(_account_with, each, steps, delta, epsilon,
+                                               conversion, discretisation)
+                           for each in (Accountant.RDP, Accountant.PLD)}, delta)
+
+
+def best_guarantee(attempts: dict[str, Callable[[], Guarantee]], delta: float | None,
+                   what: str = "accountant") -> Guarantee:
+    """The smallest of several sound answers (ε at ``delta``, else δ), with all of them (or why
+    one was unavailable) in ``details["compared"]``, keyed by the names of ``attempts`` (each
+    an ``accountant``, or ``what`` is said instead)."""
     results, skipped = {}, {}
-    for each in (Accountant.RDP, Accountant.PLD):
+    for name, attempt in attempts.items():
         try:
-            results[each] = _account_with(each, steps, delta, epsilon, conversion, discretisation)
+            results[name] = attempt()
         except UnsupportedOperation as error:
-            skipped[each.value] = str(error)
+            skipped[name] = str(error)
     if not results:
-        raise UnsupportedOperation("no accountant gives a guarantee: " + "; ".join(
+        raise UnsupportedOperation(f"no {what} gives a guarantee: " + "; ".join(
             f"{name}: {reason}" for name, reason in skipped.items()))
     best = min(results.values(), key=lambda g: g.epsilon if delta is not None else g.delta)
-    compared = {g.accountant.value: {"epsilon": g.epsilon, "delta": g.delta}
+    compared = {name: {"epsilon": g.epsilon, "delta": g.delta}
                 | {k: v for k, v in g.details.items() if k == "at_floor"}
-                for g in results.values()}
+                for name, g in results.items()}
     compared |= {name: {"unavailable": reason} for name, reason in skipped.items()}
     return replace(best, details=best.details | {"compared": compared})
 
@@ -63,8 +75,19 @@ def _account_with(accountant: Accountant, steps: list[Step], delta: float | None
                   epsilon: float | None, conversion: Conversion,
                   discretisation: float) -> Guarantee:
     total = sum(step.count for step in steps)
+    composed = (pld.compose_plds(steps, discretisation) if accountant is Accountant.PLD
+                else rdp.compose_rdp(steps))
+    return finish_guarantee(accountant, composed, total, delta, epsilon, conversion,
+                            discretisation)
+
+
+def finish_guarantee(accountant: Accountant, composed, total: int, delta: float | None,
+                     epsilon: float | None, conversion: Conversion = Conversion.OPTIMAL,
+                     discretisation: float = pld.DEFAULT_DISCRETISATION) -> Guarantee:
+    """ε at ``delta`` (or δ at ``epsilon``) of composed PLDs (one per case, the worst case is
+    reported) or of a composed RDP curve (converted by ``conversion``)."""
     if accountant is Accountant.PLD:
-        plds = pld.compose_plds(steps, discretisation)
+        plds = composed
         if delta is not None:
             epsilon = pld.pld_epsilon(plds, delta)
             if not math.isfinite(epsilon):
@@ -79,7 +102,7 @@ def _account_with(accountant: Accountant, steps: list[Step], delta: float | None
         if epsilon is not None and pld.at_floor(delta):
             details["at_floor"] = pld.RESOLUTION
     else:
-        curve = rdp.compose_rdp(steps)
+        curve = composed
         converted = (rdp.rdp_epsilon(curve, delta, conversion) if delta is not None
                      else rdp.rdp_delta(curve, epsilon, conversion))
         epsilon, delta = converted.epsilon, min(converted.delta, 1.0)
@@ -97,7 +120,7 @@ def _check_steps(steps: list[Step]) -> None:
             f"count)]), got {steps!r:.80}", parameter="steps")
 
 
-def _check_target(delta: float | None, epsilon: float | None) -> None:
+def check_target(delta: float | None, epsilon: float | None) -> None:
     if (delta is None) == (epsilon is None):
         raise InvalidSpecification("give exactly one of delta and epsilon", parameter="delta")
     if delta is not None and not 0 < delta < 1:

@@ -91,7 +91,7 @@ def step_pld(step: Step,
 
     pld = profile_pld(profile, min(r[0] for r in ranges), max(r[1] for r in ranges),
                       discretisation)
-    _check_composed_size(pld, step.count)
+    check_composed_size(pld, step.count)
     return pld.self_compose(step.count, TRUNCATION) if step.count > 1 else pld
 
 
@@ -137,7 +137,7 @@ def _composed_points(pld: PrivacyLossDistribution, count: int) -> int:
     return upper - lower + 1
 
 
-def _check_composed_size(pld: PrivacyLossDistribution, count: int) -> None:
+def check_composed_size(pld: PrivacyLossDistribution, count: int) -> None:
     points = _composed_points(pld, count) if count > 1 else 0
     if points > MAX_PLD_POINTS:
         raise UnsupportedOperation(
@@ -154,7 +154,7 @@ def compose_plds(steps: list[Step],
     for step in steps:
         plds = [case_pld(case, discretisation) for case in step.cases]
         for pld in plds:
-            _check_composed_size(pld, step.count)
+            check_composed_size(pld, step.count)
         plds = [pld.self_compose(step.count, TRUNCATION) if step.count > 1 else pld
                 for pld in plds]
         composed = plds if composed is None else [a.compose(b) for a, b in zip(composed, plds)]

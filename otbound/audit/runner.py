@@ -12,6 +12,7 @@ import functools
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Callable, Iterable
 
 from otbound.audit.catalog import load_claim_file
 from otbound.audit.claims import Claim
@@ -34,29 +35,46 @@ def judge_task(task: Task) -> PointResult:
 
 
 def run_audits(entries: list[tuple[Path, Claim]], workers: int | None = None,
-               scheduler=None) -> list[EntryResult]:
-    """Every entry judged at every point of its grid."""
+               scheduler=None, progress: Callable[[str], None] | None = None
+               ) -> list[EntryResult]:
+    """Every entry judged at every point of its grid; ``progress`` (if given) hears of each
+    point as it is judged (``[k/n] entry-file point i``)."""
     if workers is not None and workers < 1:
         raise InvalidSpecification(f"workers must be at least 1, got {workers}",
                                    parameter="workers")
     tasks = [(str(path), index) for path, claim in entries for index in range(len(claim.points))]
-    results = iter(_map(tasks, workers, scheduler))
+    results = iter(_reported(tasks, _map(tasks, workers, scheduler), progress))
     return [EntryResult(claim, tuple(next(results) for _ in claim.points))
             for _, claim in entries]
 
 
-def _map(tasks: list[Task], workers: int | None, scheduler) -> list[PointResult]:
+def _reported(tasks: list[Task], results: Iterable[PointResult],
+              progress: Callable[[str], None] | None) -> list[PointResult]:
+    """The results, in task order, with ``progress`` told of each as it arrives."""
+    collected = []
+    for number, (result, task) in enumerate(zip(results, tasks), 1):   # results run out first
+        collected.append(result)
+        if progress:
+            progress(f"[{number}/{len(tasks)}] {Path(task[0]).stem} point {task[1] + 1}")
+    return collected
+
+
+def _map(tasks: list[Task], workers: int | None, scheduler) -> Iterable[PointResult]:
+    """The tasks' results in order, as they arrive (lazily, except on Dask)."""
     if scheduler is not None:
         return _on_dask(tasks, scheduler)
     workers = workers or os.cpu_count() or 1
     if workers == 1 or len(tasks) == 1:
-        return [judge_task(task) for task in tasks]
+        return map(judge_task, tasks)
     # spawn: the workers start clean (no inherited threads of numpy or sympy caches)
     import multiprocessing
 
-    with ProcessPoolExecutor(max_workers=workers,
-                             mp_context=multiprocessing.get_context("spawn")) as pool:
-        return list(pool.map(judge_task, tasks, chunksize=max(1, len(tasks) // (4 * workers))))
+    return _in_processes(tasks, workers, multiprocessing.get_context("spawn"))
+
+
+def _in_processes(tasks: list[Task], workers: int, context) -> Iterable[PointResult]:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        yield from pool.map(judge_task, tasks, chunksize=max(1, len(tasks) // (4 * workers)))
 
 
 def _on_dask(tasks: list[Task], scheduler) -> list[PointResult]:

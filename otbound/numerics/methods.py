@@ -152,27 +152,32 @@ def branches_log_psi(branches: Sequence[Branch], alphas: np.ndarray,
     return mixture_log_psi(np.array([log_weight for log_weight, _ in branches]), worst)
 
 
-def _each_case(setting: Subsampling, mechanism: Mechanism, evaluate) -> Bounds:
-    """The maximum over the setting's cases, refusing clearly where no solver applies."""
+def _each_case(setting: Subsampling, mechanism: Mechanism, evaluate,
+               method: Method = Method.TIGHT) -> Bounds:
+    """The maximum over the setting's cases, refusing clearly where no solver applies: the
+    message names ``method`` (whose evaluation needed the solver) and the methods that work."""
     try:
         results = [evaluate(terms) for terms in setting.cases()]
     except UnsupportedOperation as error:
+        needed = "" if method is Method.TIGHT else " for the K = 1 bound it starts from"
+        works = ["agnostic"] + (["posthoc"] if method is Method.TIGHT
+                                and setting.scheme is SchemeKind.POISSON else [])
         raise UnsupportedOperation(
-            f"method='tight': no exact solver for the {mechanism.name} mechanism with "
-            f"{setting.describe()} ({error}); use method='agnostic' or method='posthoc'"
-        ) from error
+            f"method='{method.value}': no exact solver{needed} for the {mechanism.name} "
+            f"mechanism with {setting.describe()} ({error}); use "
+            + " or ".join(f"method='{name}'" for name in works)) from error
     return maximum(results)
 
 
 def _tight_log_psi(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray,
-                   limit: bool = True) -> Bounds:
+                   limit: bool = True, method: Method = Method.TIGHT) -> Bounds:
     return _each_case(setting, mechanism,
-                      lambda terms: terms_log_psi(terms, mechanism, alphas, limit))
+                      lambda terms: terms_log_psi(terms, mechanism, alphas, limit), method)
 
 
 def _tight_rdp(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray,
-               limit: bool = True) -> Bounds:
-    return per_order(_tight_log_psi(setting, mechanism, alphas, limit), alphas)
+               limit: bool = True, method: Method = Method.TIGHT) -> Bounds:
+    return per_order(_tight_log_psi(setting, mechanism, alphas, limit, method), alphas)
 
 
 def _agnostic_rdp(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
@@ -319,8 +324,9 @@ def _posthoc_rdp(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray)
     single = setting.with_group_size(1)
 
     def group(orders: np.ndarray) -> Bounds:
-        return _mironov_group(lambda o: _tight_rdp(single, mechanism, o, limit=False),
-                              np.atleast_1d(orders), depth)
+        return _mironov_group(
+            lambda o: _tight_rdp(single, mechanism, o, False, Method.POSTHOC),
+            np.atleast_1d(orders), depth)
 
     if depth == 0:
         return group(alphas)
@@ -404,8 +410,10 @@ def branches_delta(branches: Sequence[Branch], epsilons: np.ndarray,
     return weighted_sum([log_weight for log_weight, _ in branches], worst)
 
 
-def _tight_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
-    return _each_case(setting, mechanism, lambda terms: terms_delta(terms, mechanism, epsilons))
+def _tight_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.ndarray,
+                 method: Method = Method.TIGHT) -> Bounds:
+    return _each_case(setting, mechanism, lambda terms: terms_delta(terms, mechanism, epsilons),
+                      method)
 
 
 def _agnostic_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
@@ -463,7 +471,7 @@ def _posthoc_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.ndar
 
     def group(inner: np.ndarray) -> Bounds:
         inner = np.atleast_1d(inner)
-        base = _tight_delta(single, mechanism, inner)
+        base = _tight_delta(single, mechanism, inner, Method.POSTHOC)
         # ε₁ ≤ POSTHOC_SEARCH/K keeps every term finite
         factor = np.array([math.fsum(math.exp(j * e) for j in range(k)) for e in inner])
         upper = base.upper * factor * (1 + 4 * k * EPS)

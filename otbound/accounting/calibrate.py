@@ -1,0 +1,191 @@
+"""Calibration: the smallest noise, or the largest number of steps or sampling rate, whose
+accounted guarantee meets a target — ε ≤ ε* at δ, or δ ≤ δ* at ε.
+
+The accounted ε (and δ) never decreases with the number of steps (composition) or the Poisson
+rate (a smaller rate is a post-processing of a larger one's batches' privacy, and every bound
+here is monotone in it), and never increases with the noise (σ, the Laplace scale). The search
+doubles (or halves) from a start until it brackets the boundary, then bisects on a log scale to
+a relative width of ``tolerance``. Only values whose accounting met the target are ever
+returned: the *safe* end of the final bracket, with the guarantee accounted at exactly that value
+(the verification is the accounting itself, not an interpolation). A value at which no
+accountant gives an answer counts as not meeting the target.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from otbound.accounting.accountant import Guarantee, account
+from otbound.accounting.steps import Step
+from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion
+from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.numerics.limits import MAX_STEPS, NOISE_MULTIPLIER, show
+
+SOLVABLE = ("sigma", "scale", "steps", "rate")
+"""The quantities a calibration can solve for."""
+DEFAULT_TOLERANCE = 1e-4
+"""Relative width of the final bracket."""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """``quantity`` = ``value`` meets the target; ``guarantee`` is its accounting at ``value``,
+    and ``unsafe`` the nearest value tried that did not meet it (``None`` if there is none, e.g.
+    a rate of 1 that meets the target)."""
+
+    quantity: str
+    value: float
+    guarantee: Guarantee
+    unsafe: float | None
+    evaluations: int
+
+
+@dataclass(frozen=True)
+class _Search:
+    """How one quantity is searched: its start, its range, and which way is safe."""
+
+    start: float
+    low: float
+    high: float
+    safe_upwards: bool
+    integer: bool = False
+
+
+def default_search(quantity: str, sensitivity: float = 1.0) -> _Search:
+    """Start and range of each quantity (noise in :data:`NOISE_MULTIPLIER` units of the
+    sensitivity, steps up to :data:`MAX_STEPS`, rates in (1e-9, 1])."""
+    if quantity in ("sigma", "scale"):
+        low, high = NOISE_MULTIPLIER
+        return _Search(sensitivity, low * sensitivity, high * sensitivity, True)
+    if quantity == "steps":
+        return _Search(1, 1, MAX_STEPS, False, integer=True)
+    return _Search(1e-2, 1e-9, 1.0, False)
+
+
+def calibrate(measure: Callable[[float], Guarantee], solve_for: str, *,
+              target_epsilon: float | None = None, target_delta: float | None = None,
+              tolerance: float = DEFAULT_TOLERANCE, sensitivity: float = 1.0,
+              progress: Callable[[str], None] | None = None) -> Calibration:
+    """The safe value of ``solve_for`` ("sigma", "scale": the smallest; "steps", "rate": the
+    largest) whose ``measure(value)`` has ``ε ≤ target_epsilon`` (or ``δ ≤ target_delta``).
+
+    ``measure`` accounts the setting at a value (at the fixed δ, or ε, of the target)."""
+    if solve_for not in SOLVABLE:
+        raise InvalidSpecification(f"solve_for must be one of {', '.join(SOLVABLE)}, got "
+                                   f"{solve_for!r}", parameter="solve_for")
+    if (target_epsilon is None) == (target_delta is None):
+        raise InvalidSpecification("give exactly one of target_epsilon and target_delta",
+                                   parameter="target_epsilon")
+    if not 1e-9 <= tolerance <= 0.1:
+        raise InvalidSpecification(f"tolerance must be in [1e-9, 0.1], got {show(tolerance)}",
+                                   parameter="tolerance")
+    trial = _Trials(measure, target_epsilon, target_delta, progress, solve_for)
+    return _solve(trial, default_search(solve_for, sensitivity), tolerance)
+
+
+class _Trials:
+    """The accounting at each value tried, and whether it met the target."""
+
+    def __init__(self, measure, target_epsilon, target_delta, progress, quantity) -> None:
+        self.measure, self.progress, self.quantity = measure, progress, quantity
+        self.target_epsilon, self.target_delta = target_epsilon, target_delta
+        self.results: dict[float, Guarantee | str] = {}
+
+    def met(self, value: float) -> bool:
+        if value not in self.results:
+            if self.progress:
+                self.progress(f"[{len(self.results) + 1}] {self.quantity} = {show(value)}")
+            try:
+                self.results[value] = self.measure(value)
+            except UnsupportedOperation as error:
+                self.results[value] = str(error)
+        result = self.results[value]
+        if isinstance(result, str):
+            return False
+        if self.target_epsilon is not None:
+            return result.epsilon <= self.target_epsilon
+        return result.delta <= self.target_delta
+
+    def said(self, value: float) -> str:
+        result = self.results[value]
+        if isinstance(result, str):
+            return f"no guarantee ({result})"
+        if self.target_epsilon is not None:
+            return f"ε = {result.epsilon:.6g} > {show(self.target_epsilon)}"
+        return f"δ = {result.delta:.6g} > {show(self.target_delta)}"
+
+
+def _solve(trials: _Trials, search: _Search, tolerance: float) -> Calibration:
+    safe, unsafe = _bracket(trials, search)
+    while not _narrow(safe, unsafe, tolerance, search.integer):
+        middle = math.sqrt(safe * unsafe)
+        if search.integer:
+            middle = min(max(round(middle), min(safe, unsafe) + 1), max(safe, unsafe) - 1)
+        safe, unsafe = (middle, unsafe) if trials.met(middle) else (safe, middle)
+    return Calibration(trials.quantity, safe, trials.results[safe], unsafe,
+                       len(trials.results))
+
+
+def _narrow(safe: float, unsafe: float | None, tolerance: float, integer: bool) -> bool:
+    if unsafe is None:
+        return True
+    if integer and abs(unsafe - safe) <= 1:
+        return True
+    return max(safe, unsafe) <= min(safe, unsafe) * (1 + tolerance)
+
+
+def _bracket(trials: _Trials, search: _Search) -> tuple[float, float | None]:
+    """A safe value and an unsafe one (or None when the safe one is the end of the range)."""
+    flag, factor = f"--{trials.quantity}", 2.0 if search.safe_upwards else 0.5
+    value = search.start
+    if trials.met(value):
+        while True:   # towards the unsafe side
+            step = _clamp(value / factor, search)
+            if step == value:
+                if trials.quantity == "rate":
+                    return value, None
+                raise UnsupportedOperation(
+                    f"the target is met even at {flag} {show(value)}, the end of the range "
+                    f"otbound searches ({show(search.low)} to {show(search.high)})")
+            if not trials.met(step):
+                return value, step
+            value = step
+    while True:   # towards the safe side
+        step = _clamp(value * factor, search)
+        if step == value:
+            raise UnsupportedOperation(
+                f"the target cannot be met: even {flag} {show(value)} (the end of the range "
+                f"otbound searches) gives {trials.said(value)}")
+        if trials.met(step):
+            return step, value
+        value = step
+
+
+def _clamp(value: float, search: _Search) -> float:
+    value = min(max(value, search.low), search.high)
+    return int(round(value)) if search.integer else value
+
+
+def calibrate_steps(make_steps: Callable[[float], list[Step]], solve_for: str, *,
+                    target_epsilon: float | None = None, delta: float | None = None,
+                    target_delta: float | None = None, epsilon: float | None = None,
+                    accountant: Accountant | str = Accountant.BEST,
+                    conversion: Conversion | str = Conversion.OPTIMAL,
+                    discretisation: float = DEFAULT_DISCRETISATION,
+                    tolerance: float = DEFAULT_TOLERANCE,
+                    sensitivity: float = 1.0) -> Calibration:
+    """:func:`calibrate` with :func:`~otbound.accounting.accountant.account` of
+    ``make_steps(value)``: e.g. ``calibrate_steps(lambda s: [subsampled_step(setting,
+    gaussian(s), 1000)], "sigma", target_epsilon=2, delta=1e-6)``."""
+    if (target_epsilon is None) != (delta is None) or (target_delta is None) != (epsilon is None):
+        raise InvalidSpecification("give target_epsilon with delta, or target_delta with "
+                                   "epsilon", parameter="target_epsilon")
+
+    def measure(value: float) -> Guarantee:
+        return account(make_steps(value), accountant, delta=delta, epsilon=epsilon,
+                       conversion=conversion, discretisation=discretisation)
+
+    return calibrate(measure, solve_for, target_epsilon=target_epsilon,
+                     target_delta=target_delta, tolerance=tolerance, sensitivity=sensitivity)

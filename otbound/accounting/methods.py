@@ -1,0 +1,61 @@
+"""Accounting a subsampled mechanism by method: ``tight`` (the engine's dominating pairs, 001,
+003 Thm. 3.8), ``agnostic`` (the per-step mechanism-agnostic bounds of
+:mod:`otbound.numerics.methods`, e.g. Wang, Balle & Kasiviswanathan 2019 for sampling without
+replacement) or ``posthoc`` (group privacy after the K = 1 bound, :mod:`.posthoc`).
+
+Without replacement, the Gaussian and Laplace mechanisms have no exact solver; ``tight`` then
+reports the better of two sound bounds, 001 Prop. E.5's dominating pairs and the agnostic
+bound, and says which one it is (``details["method"]``).
+"""
+
+from __future__ import annotations
+
+from otbound.accounting import pld
+from otbound.accounting.accountant import Guarantee, account, best_guarantee, check_target
+from otbound.accounting.posthoc import posthoc_guarantee
+from otbound.accounting.profiles import profile_guarantee
+from otbound.accounting.steps import subsampled_step
+from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc
+from otbound.errors import as_choice
+from otbound.numerics.mechanisms import Mechanism
+from otbound.numerics.settings import Subsampling
+
+E5_PAIRS = "tight (001 Prop. E.5 pairs)"
+"""The name of ``tight``'s fallback without replacement, in ``details["method"]``."""
+
+
+def account_method(setting: Subsampling, mechanism: Mechanism, count: int,
+                   method: Method | str = Method.TIGHT,
+                   accountant: Accountant | str = Accountant.BEST, *,
+                   posthoc: Posthoc | str = Posthoc.BEST, delta: float | None = None,
+                   epsilon: float | None = None, conversion: Conversion = Conversion.OPTIMAL,
+                   discretisation: float = DEFAULT_DISCRETISATION) -> Guarantee:
+    """ε at ``delta`` (or δ at ``epsilon``) after ``count`` steps of ``setting`` with
+    ``mechanism``, bounded by ``method``; ``details["method"]`` names the bound used."""
+    method = as_choice(Method, method, "method")
+    accountant = as_choice(Accountant, accountant, "accountant")
+    posthoc = as_choice(Posthoc, posthoc, "posthoc")
+    conversion = as_choice(Conversion, conversion, "conversion")
+    check_target(delta, epsilon)
+    pld.check_discretisation(discretisation)
+    step = subsampled_step(setting, mechanism, count)   # checks the inputs, even if unused
+    options = {"delta": delta, "epsilon": epsilon, "conversion": conversion,
+               "discretisation": discretisation}
+    if method is Method.AGNOSTIC:
+        return _named(profile_guarantee(setting, mechanism, Method.AGNOSTIC, count, accountant,
+                                        **options), "agnostic")
+    if method is Method.POSTHOC:
+        return _named(posthoc_guarantee(setting, mechanism, count, posthoc, accountant,
+                                        **options), "posthoc")
+    if step.setting["pairs"] == "tight":
+        return _named(account([step], accountant, **options), "tight")
+    return best_guarantee({
+        E5_PAIRS: lambda: _named(account([step], accountant, **options), E5_PAIRS),
+        "agnostic": lambda: _named(profile_guarantee(setting, mechanism, Method.AGNOSTIC, count,
+                                                     accountant, **options), "agnostic")},
+        delta, what="method")
+
+
+def _named(guarantee: Guarantee, method: str) -> Guarantee:
+    return Guarantee(guarantee.epsilon, guarantee.delta, guarantee.steps, guarantee.accountant,
+                     {"method": method} | guarantee.details)

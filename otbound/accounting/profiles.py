@@ -1,0 +1,89 @@
+"""Accounting a step known only by its per-step bounds: an RDP curve ``ε(α)`` and a privacy
+profile ``δ(ε)`` (the ``agnostic`` and ``posthoc`` methods of :mod:`otbound.numerics.methods`).
+
+* RDP: the per-step curve at the accountant's orders, times the number of steps (Mironov 2017
+  Prop. 1), then converted like any curve.
+* PLD: the per-step profile as a pessimistic connect-the-dots PLD (Doroshenko et al. 2022), as
+  seed 003's post-hoc baseline (App. C.1.4) is composed. Below ε = 0 the profile of a pair is
+  ``1 − e^ε + e^ε δ'(−ε)``, ``δ'`` the profile of the swapped pair (Zhu et al. 2022 Prop. 6), so
+  the swapped relation's bound is used there. The PLD is built from the maximum over the cases
+  of the bound (the profile of a dominating pair), which can be looser than the per-case tight
+  accounting, never smaller than the truth.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from otbound.accounting import pld, rdp
+from otbound.accounting.accountant import Guarantee, best_guarantee, finish_guarantee
+from otbound.accounting.steps import subsampled_step
+from otbound.choices import Accountant, Conversion, Method
+from otbound.numerics.mechanisms import Mechanism
+from otbound.numerics.methods import adp
+from otbound.numerics.methods import rdp as rdp_bounds
+from otbound.numerics.settings import Subsampling
+
+
+def profile_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method, count: int,
+                      accountant: Accountant, *, delta: float | None, epsilon: float | None,
+                      conversion: Conversion, discretisation: float) -> Guarantee:
+    """(ε, δ) after ``count`` steps, each bounded by ``method``'s per-step curve and profile."""
+    attempts = {
+        Accountant.RDP: lambda: _rdp_guarantee(setting, mechanism, method, count, delta,
+                                               epsilon, conversion),
+        Accountant.PLD: lambda: _pld_guarantee(setting, mechanism, method, count, delta,
+                                               epsilon, discretisation)}
+    if accountant is not Accountant.BEST:
+        return attempts[accountant]()
+    return best_guarantee({a.value: attempt for a, attempt in attempts.items()}, delta)
+
+
+def _rdp_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method, count: int,
+                   delta: float | None, epsilon: float | None,
+                   conversion: Conversion) -> Guarantee:
+    orders = rdp.DEFAULT_ORDERS
+    values = [b.value for b in rdp_bounds(setting, mechanism, method, orders)]
+    curve = rdp.RdpCurve(orders, np.array(values)) * count
+    return finish_guarantee(Accountant.RDP, curve, count, delta, epsilon, conversion)
+
+
+def _pld_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method, count: int,
+                   delta: float | None, epsilon: float | None,
+                   discretisation: float) -> Guarantee:
+    one = method_pld(setting, mechanism, method, discretisation)
+    pld.check_composed_size(one, count)
+    composed = one.self_compose(count, pld.TRUNCATION) if count > 1 else one
+    return finish_guarantee(Accountant.PLD, [composed], count, delta, epsilon,
+                            discretisation=discretisation)
+
+
+def method_pld(setting: Subsampling, mechanism: Mechanism, method: Method,
+               discretisation: float):
+    """One step's ``method`` profile as a PLD on the losses ``[−h, h]``, ``h`` = K times the
+    largest loss of the K = 1 step's dominating pairs (losses beyond are moved pessimistically,
+    so the range only decides how tight the PLD is)."""
+    mirror = swapped(setting)
+
+    def profile(epsilons: np.ndarray) -> np.ndarray:
+        magnitude = np.abs(epsilons)
+        above = np.array([b.value for b in adp(setting, mechanism, method, magnitude)])
+        below = (above if mirror == setting else
+                 np.array([b.value for b in adp(mirror, mechanism, method, magnitude)]))
+        negative = -np.expm1(epsilons) + np.exp(epsilons) * below
+        return np.where(epsilons >= 0, above, negative) * (1 + pld.ROUNDING_RELATIVE)
+
+    high = setting.group_size * max(
+        pld.pair_loss_range(pair)[1]
+        for case in subsampled_step(setting.with_group_size(1), mechanism, 1).cases
+        for _, pairs in case for pair in pairs)
+    return pld.profile_pld(profile, -high, high, discretisation)
+
+
+def swapped(setting: Subsampling) -> Subsampling:
+    """The relation with the two datasets of every pair exchanged (itself unless it names one
+    pair of insertions and removals)."""
+    if setting.group is not None or setting.insertions is None:
+        return setting
+    return Subsampling(setting.scheme, rate=setting.rate, insertions=setting.removals,
+                       removals=setting.insertions)
