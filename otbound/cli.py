@@ -102,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument(values, required=True, type=_numbers(values),
                              help="one value or a comma-separated list")
         command.add_argument("--json", action="store_true", help="print one JSON object")
+        command.add_argument("--certified", action="store_true",
+                             help="rigorous ball arithmetic (python-flint): each value is the "
+                                  "upper end of a certified enclosure, its width the error")
         _add_plot(command, "the curve, one line per --method (e.g. --method tight,posthoc)")
         command.set_defaults(handler=handler)
     _add_account(commands)
@@ -219,6 +222,9 @@ def _add_account(commands) -> None:
     target.add_argument("--epsilon", type=float, help="report δ at this ε >= 0")
     _add_accounting(command)
     command.add_argument("--json", action="store_true", help="print one JSON object")
+    command.add_argument("--certified", action="store_true",
+                         help="each step's RDP curve from certified enclosures of its dominating "
+                              "pairs (python-flint; --accountant rdp, --method tight or posthoc)")
     _add_plot(command, "ε at --delta (or δ at --epsilon) over the number of steps, on a log "
                        "grid up to --steps, one line per accountant")
     _add_quiet(command)
@@ -473,13 +479,20 @@ def _evaluate_method(args: argparse.Namespace, inputs: str, outputs: str, evalua
     from otbound.numerics.mechanisms import describe
 
     points = getattr(args, inputs)
-    bounds = evaluate(setting, mechanism, method, points)
+    bounds = evaluate(setting, mechanism, method, points, certified=args.certified)
     values = [b.value for b in bounds]
     _finite(values)
     result = {inputs: points, outputs: values, "error_bound": [b.error for b in bounds],
               "method": method.value, "setting": setting.describe() | describe(mechanism)}
+    if args.certified:
+        result["certified"] = True
     if args.derivation:
         result["pairs"] = _pairs_text(setting, mechanism, method)
+    elif method is Method.TIGHT and outputs == "epsilon":
+        from otbound.numerics import three_point
+
+        if three_point.applies(setting, mechanism):
+            result["worst_case"] = three_point.BASIS
     return result
 
 
@@ -492,6 +505,10 @@ def _print_evaluation(result: dict, inputs: str, outputs: str) -> None:
           + ", ".join(f"{k} = {v}" for k, v in result["setting"].items()))
     if "pairs" in result:
         print(f"dominating pairs: {result['pairs']}")
+    if "worst_case" in result:
+        print(f"worst case: {result['worst_case']}")
+    if result.get("certified"):
+        print("certified: upper ends of rigorous enclosures (error bound = enclosure width)")
     print(f"{inputs:>12}  {outputs:>16}  {'error bound':>11}")
     for point, value, error in zip(result[inputs], result[outputs], result["error_bound"]):
         print(f"{show(point):>12}  {upper_text(value):>16}  {upper_text(error, 2):>11}")
@@ -519,12 +536,17 @@ def _adp(args: argparse.Namespace) -> int:
 
 
 def _account(args: argparse.Namespace) -> int:
+    from otbound.numerics.certified import certified_mode
     from otbound.numerics.limits import show
     from otbound.numerics.rounding import upper_text
 
     if args.plot and args.method != Method.TIGHT.value:
         raise _UsageError("account --plot draws --method tight only; drop --plot or --method")
-    with Progress("account", quiet=args.quiet) as progress:
+    if args.certified and (args.accountant != Accountant.RDP.value
+                           or args.method == Method.AGNOSTIC.value):
+        raise _UsageError("account --certified needs --accountant rdp and --method tight or "
+                          "posthoc (certified enclosures of the steps' dominating pairs)")
+    with Progress("account", quiet=args.quiet) as progress, certified_mode(args.certified):
         progress(f"composing {args.steps} steps ({args.accountant})")
         guarantee, step, setting = _guarantee(args)
         if args.plot:
@@ -532,6 +554,8 @@ def _account(args: argparse.Namespace) -> int:
     result = {"epsilon": guarantee.epsilon, "delta": guarantee.delta, "steps": guarantee.steps,
               "accountant": guarantee.accountant.value, "method": "tight", "setting": setting}
     result |= guarantee.details
+    if args.certified:
+        result["certified"] = True
     if args.json:
         print(json.dumps(result, indent=2))
         return EXIT_OK
@@ -568,6 +592,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     from otbound.accounting.calibrate import calibrate
     from otbound.errors import InternalError
     from otbound.numerics.limits import show
+    from otbound.numerics.rounding import upper_text
 
     solved = _check_calibration(args)
 
@@ -600,13 +625,26 @@ def _calibrate(args: argparse.Namespace) -> int:
             if args.target_epsilon is not None
             else f"δ <= {show(args.target_delta)} at ε = {show(args.epsilon)}")
     beyond = ("" if found.unsafe is None
-              else f"; not met at {show(found.unsafe)}")
-    print(f"{solved} = {show(found.value)} (the {which} meeting {goal}{beyond})")
-    print(f"verified: ({show(guarantee.epsilon)}, {show(guarantee.delta)})-DP after "
+              else f"; not met at {_solved_text(solved, found.unsafe, safe=False)}")
+    print(f"{solved} = {_solved_text(solved, found.value)} (the {which} meeting {goal}{beyond})")
+    epsilon = show(args.epsilon) if args.epsilon is not None else upper_text(guarantee.epsilon)
+    delta = show(args.delta) if args.delta is not None else upper_text(guarantee.delta)
+    print(f"verified: ({epsilon}, {delta})-DP after "
           f"{guarantee.steps} steps — {_method_text(guarantee)}accountant "
           f"{guarantee.accountant.value}")
     print("setting: " + ", ".join(f"{k} = {v}" for k, v in setting.items()))
     return EXIT_OK
+
+
+def _solved_text(solved: str, value: float, safe: bool = True) -> str:
+    """A calibrated value as text, rounded towards safety (more noise, fewer steps, a smaller
+    rate) when ``safe``, and away from it for the value that failed."""
+    if solved == "steps":
+        return str(int(value))
+    from otbound.numerics.rounding import lower_text, upper_text
+
+    up = (solved in _SOLVED_MECHANISM) == safe
+    return upper_text(value) if up else lower_text(value)
 
 
 def _check_calibration(args: argparse.Namespace) -> str:

@@ -143,3 +143,20 @@ def test_api_calibrate_steps_example():
                             delta=1e-6, accountant="rdp")
     assert found.quantity == "sigma" and found.guarantee.epsilon <= 2
     assert account([_step(sigma=found.unsafe)], "rdp", delta=1e-6).epsilon > 2
+
+
+@pytest.mark.parametrize("solved, flags", [
+    ("sigma", ["--rate", "0.01"]),
+    ("rate", ["--sigma", "1"]),
+])
+def test_text_rounds_the_calibrated_value_towards_safety(capsys, solved, flags):
+    """Eight significant digits in text, as every bound: σ rounded up, a rate rounded down."""
+    common = ["calibrate", "--scheme", "poisson", "--mechanism", "gaussian", "--steps", "100",
+              "--solve-for", solved, "--target-epsilon", "2", "--delta", "1e-6",
+              "--accountant", "rdp", *flags]
+    _, text, _ = run_cli(capsys, *common)
+    setting = text.splitlines()[-1]                       # the setting, with full floats
+    exact = float(setting.split(f"{solved} = ")[1].split(",")[0])
+    shown = float(text.split()[2])
+    assert len(text.split()[2].replace(".", "").lstrip("0")) <= 8
+    assert (shown >= exact) if solved == "sigma" else (shown <= exact)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from decimal import ROUND_CEILING, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 import numpy as np
 
@@ -94,14 +94,20 @@ TEXT_DIGITS = 8
 """Significant digits of every bound printed as text (JSON carries the full double)."""
 
 
-def upper_text(value: float, digits: int = TEXT_DIGITS) -> str:
-    """``value`` with ``digits`` significant digits, rounded up: printed bounds stay bounds."""
+def upper_text(value: float, digits: int = TEXT_DIGITS, rounding: str = ROUND_CEILING) -> str:
+    """``value`` with ``digits`` significant digits, rounded up (``rounding``): printed bounds
+    stay bounds."""
     if value == 0 or not math.isfinite(value):
         return repr(float(value))
     exact = Decimal(value)
     rounded = exact.quantize(Decimal(1).scaleb(exact.adjusted() - digits + 1),
-                             rounding=ROUND_CEILING)
+                             rounding=rounding)
     adjusted = rounded.adjusted()   # a carry (9.99… → 10.0…) may have moved it
     if -5 <= adjusted < digits:
         return f"{rounded:.{max(digits - 1 - adjusted, 0)}f}"
     return f"{rounded:.{digits - 1}e}"
+
+
+def lower_text(value: float, digits: int = TEXT_DIGITS) -> str:
+    """``value`` with ``digits`` significant digits, rounded down (a largest safe rate)."""
+    return upper_text(value, digits, ROUND_FLOOR)
