@@ -14,6 +14,7 @@ as the rule's error.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
-from otbound.numerics.mechanisms import gaussian
+from otbound.numerics.mechanisms import gaussian, laplace
 from otbound.numerics.methods import rdp
 from otbound.numerics.settings import Subsampling
 
@@ -56,12 +57,19 @@ class Pattern:
         (bound,) = rdp(setting, gaussian(sigma), "tight", [alpha])
         return (alpha - 1) * bound.value
 
-    def collinear(self) -> np.ndarray:
+    def laplace_log_psi(self, scale: float, alpha: float) -> float:
+        """The Laplace solver's ``log Ψ_α`` (the same line, 003 Thm. M.2)."""
+        setting = Subsampling("poisson", rate=self.rate, insertions=self.inserted,
+                              removals=self.removed)
+        (bound,) = rdp(setting, laplace(scale), "tight", [alpha])
+        return (alpha - 1) * bound.value
+
+    def collinear(self, dimension: int | None = None) -> np.ndarray:
         """The solver's worst case: removed points on one side of the shared one, inserted
-        points on the other, at unit spacing."""
+        points on the other, at unit spacing (on the first axis of ``ℝ^dimension``)."""
         line = [0.0] + [-float(i) for i in range(1, self.removed + 1)] \
             + [float(j) for j in range(1, self.inserted + 1)]
-        points = np.zeros((len(line), self.dimension))
+        points = np.zeros((len(line), dimension or self.dimension))
         points[:, 0] = line
         return points
 
@@ -161,27 +169,8 @@ def search(pattern: Pattern, sigma: float, alpha: float, starts: int,
     nodes = NODES[pattern.dimension]
     divergence = Divergence(pattern, sigma, alpha, nodes)
     solver = pattern.solver_log_psi(sigma, alpha)
-    rng = np.random.default_rng(seed)
-    d, bound = pattern.dimension, pattern.bounds()
-    pairs = list(itertools.combinations(range(d + 1), 2))
-
-    def points(free: np.ndarray) -> np.ndarray:
-        return np.vstack([np.zeros(d), free.reshape(d, d)])
-
-    def slack(free: np.ndarray) -> np.ndarray:
-        p = points(free)
-        return np.array([bound[a, b] ** 2 - ((p[a] - p[b]) ** 2).sum() for a, b in pairs])
-
-    best, best_points = -math.inf, pattern.collinear()
-    for _ in range(starts):
-        initial = _random_chains(pattern, rng)[1:].ravel()
-        result = optimize.minimize(lambda free: -divergence(points(free)), initial,
-                                   method="SLSQP", constraints={"type": "ineq", "fun": slack},
-                                   options={"maxiter": 200, "ftol": 1e-12})
-        reached = _feasible(points(result.x), bound)
-        value = divergence(reached)
-        if value > best:
-            best, best_points = value, reached
+    best, best_points = _maximise(pattern, divergence, pattern.dimension, 2, starts, seed)
+    d = pattern.dimension
     singular = np.linalg.svd(best_points - best_points.mean(axis=0), compute_uv=False)
     spread = float(singular[1] / singular[0]) if d > 1 and singular[0] > 0 else 0.0
     finer = Divergence(pattern, sigma, alpha, nodes + REFINEMENT)
@@ -192,23 +181,340 @@ def search(pattern: Pattern, sigma: float, alpha: float, starts: int,
                         abs(finer(pattern.collinear()) - solver), spread, starts)
 
 
-def _feasible(points: np.ndarray, bound: np.ndarray) -> np.ndarray:
+def _maximise(pattern: Pattern, divergence, dimension: int, norm: int, starts: int,
+              seed: int) -> tuple[float, np.ndarray]:
+    """The largest divergence SLSQP reaches from ``starts`` random feasible configurations in
+    ``ℝ^dimension`` whose ``ℓ_norm`` distances (``norm`` 1 or 2) meet the bounds."""
+    rng = np.random.default_rng(seed)
+    d, count, bound = dimension, pattern.dimension + 1, pattern.bounds()
+    pairs = list(itertools.combinations(range(count), 2))
+    signs = np.array(list(itertools.product((-1.0, 1.0), repeat=d)))
+
+    def points(free: np.ndarray) -> np.ndarray:
+        return np.vstack([np.zeros(d), free.reshape(count - 1, d)])
+
+    def slack(free: np.ndarray) -> np.ndarray:
+        p = points(free)
+        if norm == 2:
+            return np.array([bound[a, b] ** 2 - ((p[a] - p[b]) ** 2).sum() for a, b in pairs])
+        # |u|₁ ≤ c as the linear constraints s·u ≤ c for every sign vector s
+        return np.concatenate([bound[a, b] - signs @ (p[a] - p[b]) for a, b in pairs])
+
+    best, best_points = -math.inf, pattern.collinear(d)
+    for _ in range(starts):
+        initial = _random_chains(pattern, rng, d, norm)[1:].ravel()
+        result = optimize.minimize(lambda free: -divergence(points(free)), initial,
+                                   method="SLSQP", constraints={"type": "ineq", "fun": slack},
+                                   options={"maxiter": 200, "ftol": 1e-12})
+        reached = _feasible(points(result.x), bound, norm)
+        value = divergence(reached)
+        if value > best:
+            best, best_points = value, reached
+    return best, best_points
+
+
+def _feasible(points: np.ndarray, bound: np.ndarray, norm: int = 2) -> np.ndarray:
     """The configuration shrunk towards the shared point until every bound holds exactly (the
     optimiser may overstep a bound by its tolerance; shrinking only shortens distances)."""
-    distance = np.sqrt(((points[:, None, :] - points[None, :, :]) ** 2).sum(axis=2))
+    difference = np.abs(points[:, None, :] - points[None, :, :])
+    distance = difference.sum(axis=2) if norm == 1 else np.sqrt((difference ** 2).sum(axis=2))
     ratios = np.divide(distance, bound, out=np.zeros_like(distance), where=bound > 0)
     return points / max(1.0, float(ratios.max()))
 
 
-def _random_chains(pattern: Pattern, rng: np.random.Generator) -> np.ndarray:
+def _random_chains(pattern: Pattern, rng: np.random.Generator, d: int,
+                   norm: int = 2) -> np.ndarray:
     """A random feasible configuration: from the shared point, each side a chain of steps of
     length at most 1 in random directions (the triangle inequality then meets every bound)."""
-    d = pattern.dimension
     rows = [np.zeros(d)]
     for count in (pattern.removed, pattern.inserted):
         position = np.zeros(d)
         for _ in range(count):
             step = rng.normal(size=d)
-            position = position + step / np.linalg.norm(step) * rng.uniform(0.6, 1.0)
+            position = position + step / np.linalg.norm(step, norm) * rng.uniform(0.6, 1.0)
             rows.append(position.copy())
     return np.array(rows)
+
+
+# --- Laplace: ℓ1 distances, i.i.d. Laplace noise per coordinate -------------------------------
+
+class LaplaceDivergence:
+    """``log Ψ_α(P ‖ Q)`` of a configuration of means in ``ℝ^dimension`` (units of the
+    sensitivity) under i.i.d. Laplace noise of scale ``b`` per coordinate, density
+    ``e^{−‖z‖₁/b}/(2b)^d`` — for ``d = 1`` otbound's Laplace mechanism.
+
+    A product rule, one factor per axis, exact where the integrand is not smooth: each axis is
+    split at the means' coordinates (the kinks), with ``nodes`` Gauss–Legendre points on each
+    piece, where the integrand is analytic. Beyond the outermost coordinate every component
+    decays as ``e^{−|z_k|/b}``, so ``f(z) = f(z at the edge)·e^{−|z_k − edge|/b}`` there and
+    the tail is exactly one node at the edge with weight ``b`` (1 in units of ``b``)."""
+
+    def __init__(self, pattern: Pattern, scale: float, alpha: float, nodes: int,
+                 dimension: int = 1) -> None:
+        self.pattern, self.scale, self.alpha = pattern, scale, alpha
+        self.dimension = dimension
+        left, right = pattern.weights
+        self.log_left, self.log_right = np.log(left), np.log(right)
+        self.x, self.w = np.polynomial.legendre.leggauss(nodes)
+        removed, d = pattern.removed, pattern.dimension
+        self.left = np.arange(removed + 1)
+        self.right = np.concatenate([[0], np.arange(removed + 1, d + 1)]).astype(int)
+
+    def axis_rule(self, coordinates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Nodes and weights on one axis: Gauss–Legendre between the kinks, one node per
+        tail."""
+        kinks = np.unique(coordinates)
+        low, high = kinks[:-1, None], kinks[1:, None]
+        nodes = ((low + high) / 2 + (high - low) / 2 * self.x).ravel()
+        weights = ((high - low) / 2 * self.w).ravel()
+        return (np.concatenate([[kinks[0]], nodes, [kinks[-1]]]),
+                np.concatenate([[1.0], weights, [1.0]]))
+
+    def __call__(self, points: np.ndarray) -> float:
+        count = self.pattern.dimension + 1
+        means = np.asarray(points, dtype=float).reshape(count, self.dimension) / self.scale
+        log_phi, log_w = np.zeros((1, count)), np.zeros(1)
+        for k in range(self.dimension):
+            nodes, weights = self.axis_rule(means[:, k])
+            distance = np.abs(nodes[:, None] - means[None, :, k]) + math.log(2)
+            log_phi = (log_phi[:, None, :] - distance[None, :, :]).reshape(-1, count)
+            log_w = (log_w[:, None] + np.log(weights)[None, :]).ravel()
+        log_p = special.logsumexp(log_phi[:, self.left] + self.log_left, axis=1)
+        log_q = special.logsumexp(log_phi[:, self.right] + self.log_right, axis=1)
+        log_f = self.alpha * log_p + (1 - self.alpha) * log_q
+        return float(special.logsumexp(log_f + log_w))
+
+
+LAPLACE_NODES = {1: 24, 2: 16, 3: 9, 4: 5}
+"""Gauss–Legendre points per piece by dimension (the rule's error is measured on each run)."""
+
+
+def search_laplace(pattern: Pattern, scale: float, alpha: float, starts: int,
+                   dimension: int = 1, seed: int = 0) -> SearchResult:
+    """Multi-start SLSQP over every configuration of the means in ``ℝ^dimension`` whose ℓ1
+    distances meet the bounds (``dimension`` 1: every arrangement on the line, in any order),
+    against the Laplace solver's value (collinear, equidistant, one side each)."""
+    nodes = LAPLACE_NODES[dimension]
+    divergence = LaplaceDivergence(pattern, scale, alpha, nodes, dimension)
+    solver = pattern.laplace_log_psi(scale, alpha)
+    best, best_points = _maximise(pattern, divergence, dimension, 1, starts, seed)
+    finer = LaplaceDivergence(pattern, scale, alpha, nodes + REFINEMENT, dimension)
+    line = pattern.collinear(dimension)
+    found = finer(best_points)
+    rule_error = max(abs(found - best), abs(finer(line) - divergence(line)))
+    return SearchResult(pattern, scale, alpha, solver, found, rule_error,
+                        abs(finer(line) - solver), _departure(best_points, line), starts)
+
+
+def _departure(points: np.ndarray, line: np.ndarray) -> float:
+    """Max-norm distance from the solver's configuration, up to the symmetries of the ℓ1
+    problem (a reflection of each axis, a permutation of the axes)."""
+    d = points.shape[1]
+    candidates = [np.roll(line, k, axis=1) * sign for k in range(d) for sign in (1, -1)]
+    return float(min(np.abs(points[:, list(axes)] * signs - candidate).max()
+                     for candidate in candidates
+                     for axes in itertools.permutations(range(d))
+                     for signs in itertools.product((1, -1), repeat=d)))
+
+
+# --- Certified branch-and-bound on the line ----------------------------------------------------
+
+@dataclass(frozen=True)
+class Certificate:
+    """Outcome of :func:`certify`: either every configuration on the line has ``log Ψ_α`` at
+    most ``limit`` (``certified``), or a configuration above it (``witness``), or neither within
+    the budget of boxes."""
+
+    pattern: Pattern
+    family: str
+    scale: float
+    alpha: float
+    target: float
+    """The value certified against (the solver's ``log Ψ_α`` unless given)."""
+    limit: float
+    """``target + tolerance·|target|``: the certified upper bound when ``certified``."""
+    certified: bool
+    boxes: int
+    """Boxes processed (bounded, discarded as infeasible or split)."""
+    largest_upper: float
+    """The largest rigorous upper bound of ``log Ψ_α`` over the boxes kept (≤ ``limit``)."""
+    witness: tuple[float, ...] | None = None
+    """Positions of a configuration whose (fast-rule) value exceeds ``limit``."""
+
+
+def certify(pattern: Pattern, family: str, scale: float, alpha: float, tolerance: float,
+            target: float | None = None, max_boxes: int = 20000) -> Certificate:
+    """Prove ``log Ψ_α ≤ target + tolerance·|target|`` for every configuration of the means on
+    the line (shared point at 0, ``|x_a − x_b| ≤`` the bounds; by the reflection ``z ↦ −z`` the
+    first free point is ``≥ 0``). Each box of positions gets a rigorous upper bound
+    (:func:`box_upper`, ball arithmetic); boxes above the limit are halved along their widest
+    side. For the Gaussian on the line this covers every configuration in ``ℝ^d`` only when
+    ``K₊ + K₋ = 1`` (two points always lie on a line)."""
+    if target is None:
+        target = (pattern.solver_log_psi(scale, alpha) if family == "gaussian"
+                  else pattern.laplace_log_psi(scale, alpha))
+    limit = target + tolerance * abs(target)
+    bound, k = pattern.bounds(), pattern.dimension
+    first = np.array([[0.0, bound[0, 1]]])
+    rest = np.array([[-bound[0, i], bound[0, i]] for i in range(2, k + 1)]).reshape(-1, 2)
+    root, boxes, largest = np.vstack([first, rest]), 0, -math.inf
+    rule = _line_rule(pattern, family, scale, alpha)
+    queue = [(-math.inf, 0, root)]   # best first: the box with the largest upper bound
+    while queue:
+        _, _, box = heapq.heappop(queue)
+        boxes += 1
+        if boxes > max_boxes:
+            return Certificate(pattern, family, scale, alpha, target, limit, False, boxes,
+                               largest)
+        if not _possibly_feasible(box, bound):
+            continue
+        upper = box_upper(pattern, family, scale, alpha, box)
+        if upper <= limit:
+            largest = max(largest, upper)
+            continue
+        for point in _probes(box, bound):
+            if rule(point) > limit:
+                return Certificate(pattern, family, scale, alpha, target, limit, False, boxes,
+                                   largest, tuple(point))
+        widest = int(np.argmax(box[:, 1] - box[:, 0]))
+        middle = box[widest].mean()
+        for side in ((box[widest, 0], middle), (middle, box[widest, 1])):
+            child = box.copy()
+            child[widest] = side
+            heapq.heappush(queue, (-upper, boxes * 2 + len(queue), child))
+    return Certificate(pattern, family, scale, alpha, target, limit, True, boxes, largest)
+
+
+def _probes(box: np.ndarray, bound: np.ndarray) -> list[np.ndarray]:
+    """The feasible corners and centre of a box (the maximum sits at a vertex of the feasible
+    set, so corners find a counterexample early)."""
+    points = [np.array(corner) for corner in itertools.product(*box)] + [box.mean(axis=1)]
+    return [point for point in points
+            if _possibly_feasible(np.column_stack([point, point]), bound)]
+
+
+def _line_rule(pattern: Pattern, family: str, scale: float, alpha: float):
+    """The fast value of a configuration on the line (positions of the free points)."""
+    if family == "laplace":
+        divergence = LaplaceDivergence(pattern, scale, alpha, LAPLACE_NODES[1], 1)
+    else:
+        divergence = Divergence(pattern, scale, alpha, NODES[pattern.dimension])
+
+    def value(free: np.ndarray) -> float:
+        points = np.zeros((pattern.dimension + 1, 1 if family == "laplace"
+                           else pattern.dimension))
+        points[1:, 0] = free
+        return divergence(points)
+    return value
+
+
+def _possibly_feasible(box: np.ndarray, bound: np.ndarray) -> bool:
+    """False when some pair of boxes is farther apart than its bound (the shared point is 0)."""
+    full = np.vstack([[0.0, 0.0], box])
+    for a, b in itertools.combinations(range(len(full)), 2):
+        gap = max(0.0, full[a, 0] - full[b, 1], full[b, 0] - full[a, 1])
+        if gap > bound[a, b]:
+            return False
+    return True
+
+
+def box_upper(pattern: Pattern, family: str, scale: float, alpha: float,
+              box: np.ndarray) -> float:
+    """A rigorous upper bound of ``log Ψ_α`` over every configuration on the line with the free
+    points in ``box`` (rows ``[low, high]``, units of the sensitivity).
+
+    ``p^α q^{1−α}`` (``α > 1``) is at most ``p̄^α q̲^{1−α}`` with ``p̄`` the sum of each
+    component's largest density over its interval of means and ``q̲`` the sum of the smallest:
+    ``D(dist(z, [l, h]))`` and ``D(max(|z − l|, |z − h|))``. Between the breakpoints ``l``,
+    ``h``, ``(l + h)/2`` this envelope is analytic and ``acb.integral`` encloses its integral;
+    beyond them Laplace terms all decay as ``e^{−|z|/b}`` (tail exact) and Gaussian ones are
+    bounded by one Gaussian (tail in closed form with ``erfc``)."""
+    from flint import arb
+    full = np.vstack([[0.0, 0.0], np.asarray(box, dtype=float)]) / scale
+    left, right = pattern.weights
+    removed, k = pattern.removed, pattern.dimension
+    p_side = [(float(w), i) for w, i in zip(left, range(removed + 1))]
+    q_side = [(float(w), j) for w, j in zip(right, [0] + list(range(removed + 1, k + 1)))]
+    breaks = sorted(set(full.ravel()) | set(full.mean(axis=1)))
+    if family == "gaussian":
+        edge_low, edge_high = breaks[0] - 40.0 * alpha, breaks[-1] + 40.0 * alpha
+        breaks = [edge_low] + breaks + [edge_high]
+    total = arb(0)
+    for low, high in zip(breaks[:-1], breaks[1:]):
+        if high > low:
+            total += _piece(full, p_side, q_side, family, alpha, low, high)
+    total += _tails(full, p_side, q_side, family, alpha, breaks[0], breaks[-1])
+    if not total > 0:
+        return math.inf
+    return math.nextafter(float(total.log().upper()), math.inf)   # the double above the ball
+
+
+def _envelope(full: np.ndarray, side: list, family: str, middle: float, largest: bool):
+    """Per component the centre of its bounding density on the piece containing ``middle``:
+    ``None`` (inside the interval: the density's peak) or ``l``/``h``."""
+    centres = []
+    for weight, index in side:
+        low, high = full[index]
+        if largest:
+            centre = None if low <= middle <= high else (low if middle < low else high)
+        else:
+            centre = high if middle <= (low + high) / 2 else low
+        centres.append((weight, centre))
+    return centres
+
+
+def _density(z, centre, middle: float, family: str, analytic: bool):
+    """``D(z − centre)`` (``D(0)`` for ``None``) as an analytic function on the piece."""
+    from flint import acb, arb
+    if family == "laplace":
+        if centre is None:
+            return acb(arb(1) / 2)
+        sign = 1 if middle > centre else -1
+        return (-(z - centre) * sign).exp() / 2
+    norm = 1 / (2 * arb.pi()).sqrt()
+    if centre is None:
+        return acb(norm)
+    return (-(z - centre) ** 2 / 2).exp() * norm
+
+
+def _piece(full, p_side, q_side, family, alpha, low, high):
+    from flint import acb, arb
+    middle = (low + high) / 2
+    upper_p = _envelope(full, p_side, family, middle, True)
+    lower_q = _envelope(full, q_side, family, middle, False)
+
+    def f(z, analytic):
+        p = sum((w * _density(z, c, middle, family, analytic) for w, c in upper_p), acb(0))
+        q = sum((w * _density(z, c, middle, family, analytic) for w, c in lower_q), acb(0))
+        return (alpha * p.log(analytic=analytic)
+                + (1 - alpha) * q.log(analytic=analytic)).exp()
+    result = acb.integral(f, arb(low), arb(high), rel_tol=arb(2) ** -40,
+                          eval_limit=10 ** 6)
+    return result.real
+
+
+def _tails(full, p_side, q_side, family, alpha, first, last):
+    """The integral of the envelope beyond ``[first, last]`` (exact for Laplace, a bound for
+    the Gaussian)."""
+    from flint import arb
+    total = arb(0)
+    for edge, side in ((last, 1), (first, -1)):
+        if family == "laplace":
+            # every term is D(z − c) = e^{−side·(z − c)}/2 beyond the edge: ∫ = f(edge)
+            upper_p = _envelope(full, p_side, family, edge + side, True)
+            lower_q = _envelope(full, q_side, family, edge + side, False)
+            p = sum(w * (-abs(arb(edge) - c)).exp() / 2 for w, c in upper_p)
+            q = sum(w * (-abs(arb(edge) - c)).exp() / 2 for w, c in lower_q)
+            total += (alpha * p.log() + (1 - alpha) * q.log()).exp()
+            continue
+        # p̄ ≤ φ(z − a) (a the outermost p-centre), q̲ ≥ v φ(z − c) for the shared component:
+        # p̄^α q̲^{1−α} ≤ v^{1−α} φ(z − a)^α φ(z − c)^{1−α}, a Gaussian in z centred at m
+        a = max(full[i].max() for _, i in p_side) if side > 0 else \
+            min(full[i].min() for _, i in p_side)
+        weight, centre = _envelope(full, q_side[:1], family, edge + side, False)[0]
+        a, c = arb(a), arb(centre)
+        m = alpha * a - (alpha - 1) * c
+        log_peak = -(alpha * a ** 2 - (alpha - 1) * c ** 2 - m ** 2) / 2
+        reach = (arb(edge) - m) * side / arb(2).sqrt()
+        total += (arb(weight) ** (1 - alpha) * log_peak.exp() * reach.erfc() / 2)
+    return total
