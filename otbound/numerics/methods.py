@@ -26,6 +26,8 @@ import numpy as np
 
 from otbound.choices import Method, SchemeKind
 from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
+from otbound.numerics.certified import (certified_delta_curve, certified_log_psi_curve,
+                                        certified_mode, certifying)
 from otbound.numerics.hockey_stick import ESCALATE, check_epsilons, hockey_stick_curve
 from otbound.numerics.limits import MAX_ALPHA
 from otbound.numerics.mechanisms import Mechanism, Pair, single_distance
@@ -45,8 +47,14 @@ def _rounded_up(values: np.ndarray, inputs: np.ndarray) -> np.ndarray:
 # --- RDP ------------------------------------------------------------------------------------
 
 def rdp(setting: Subsampling, mechanism: Mechanism, method: Method | str,
-        alphas) -> list[NumericBound]:
-    """``ε(α)`` for every order; each value is an upper bound with its error estimate."""
+        alphas, certified: bool = False) -> list[NumericBound]:
+    """``ε(α)`` for every order; each value is an upper bound with its error estimate.
+    ``certified``: every dominating pair's divergence is a rigorous enclosure's upper end
+    (:mod:`otbound.numerics.certified`), the enclosure's width its error."""
+    if certified:
+        _check_certified(setting, method)
+        with certified_mode():
+            return rdp(setting, mechanism, method, alphas)
     method = _check_inputs(setting, mechanism, method)
     alphas = check_orders(alphas)
     if not isinstance(setting, Subsampling):
@@ -56,6 +64,14 @@ def rdp(setting: Subsampling, mechanism: Mechanism, method: Method | str,
     evaluate = {Method.TIGHT: _tight_rdp, Method.AGNOSTIC: _agnostic_rdp,
                 Method.POSTHOC: _posthoc_rdp}[method]
     return _monotone(evaluate(setting, mechanism, alphas), alphas).as_list()
+
+
+def _check_certified(setting, method: Method | str) -> None:
+    """Certified mode encloses the divergences of dominating pairs; the agnostic method of a
+    built-in setting uses the mechanism's closed-form profile instead, and is refused."""
+    if isinstance(setting, Subsampling) and as_choice(Method, method, "method") is Method.AGNOSTIC:
+        raise UnsupportedOperation("certified mode encloses the divergences of dominating pairs: "
+                                   "use method='tight' or method='posthoc'")
 
 
 def _check_inputs(setting, mechanism: Mechanism, method: Method | str) -> Method:
@@ -147,7 +163,8 @@ def mixture_log_psi(log_weights: np.ndarray, log_psis: list[Bounds],
 def branches_log_psi(branches: Sequence[Branch], alphas: np.ndarray,
                      limit: bool = True) -> Bounds:
     """``log Σ_b P(b) · max_pairs Ψ_α(pair)`` (upper bounds and estimates)."""
-    worst = [maximum([Bounds.of(log_psi_curve(pair, alphas, limit=limit)) for pair in pairs])
+    curve = certified_log_psi_curve if certifying() else log_psi_curve
+    worst = [maximum([Bounds.of(curve(pair, alphas, limit=limit)) for pair in pairs])
              for _, pairs in branches]
     return mixture_log_psi(np.array([log_weight for log_weight, _ in branches]), worst)
 
@@ -375,8 +392,13 @@ def _minimiser(objective: Callable[[np.ndarray], np.ndarray], low: float, high: 
 # --- ADP ------------------------------------------------------------------------------------
 
 def adp(setting: Subsampling, mechanism: Mechanism, method: Method | str,
-        epsilons) -> list[NumericBound]:
-    """``δ(ε)`` for every ε; each value is an upper bound with its error estimate."""
+        epsilons, certified: bool = False) -> list[NumericBound]:
+    """``δ(ε)`` for every ε; each value is an upper bound with its error estimate
+    (``certified``: see :func:`rdp`)."""
+    if certified:
+        _check_certified(setting, method)
+        with certified_mode():
+            return adp(setting, mechanism, method, epsilons)
     method = _check_inputs(setting, mechanism, method)
     epsilons = check_epsilons(epsilons)
     if not isinstance(setting, Subsampling):
@@ -405,7 +427,8 @@ def branches_delta(branches: Sequence[Branch], epsilons: np.ndarray,
                    tolerance: float = ESCALATE) -> Bounds:
     """``Σ_b P(b) · max_pairs δ(ε; pair)`` (upper bounds and estimates); ε may be negative.
     ``tolerance`` is the relative error of δ tolerated before high-precision recomputation."""
-    worst = [maximum([Bounds.of(hockey_stick_curve(pair, epsilons, tolerance))
+    worst = [maximum([Bounds.of(certified_delta_curve(pair, epsilons) if certifying()
+                                else hockey_stick_curve(pair, epsilons, tolerance))
                       for pair in pairs]) for _, pairs in branches]
     return weighted_sum([log_weight for log_weight, _ in branches], worst)
 
