@@ -47,8 +47,8 @@ def test_adp_json_and_text(capsys):
     (["adp", "--scheme", "poisson", "--rate", "0.1", "--mechanism", "gaussian", "--epsilon", "1"],
      "--mechanism gaussian needs --sigma"),
     (["rdp", *BASE, "--scale", "2", "--alpha", "2"], "--scale does not apply to --mechanism gaussian"),
-    (["rdp", "--scheme", "wor", "--batch-size", "2", "--dataset-size", "9", "--mechanism",
-      "gaussian", "--sigma", "1", "--alpha", "2"], "use --method agnostic"),
+    (["adp", "--scheme", "wor", "--batch-size", "2", "--dataset-size", "9", "--mechanism",
+      "gaussian", "--sigma", "1", "--epsilon", "1"], "use --method agnostic"),
 ])
 def test_invalid_settings_exit_2_with_one_line(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_info:

@@ -63,6 +63,10 @@ def rdp(setting: Subsampling, mechanism: Mechanism, method: Method | str,
         return _monotone(per_order(log_psi, alphas), alphas).as_list()
     evaluate = {Method.TIGHT: _tight_rdp, Method.AGNOSTIC: _agnostic_rdp,
                 Method.POSTHOC: _posthoc_rdp}[method]
+    from otbound.numerics import three_point
+
+    if method is Method.TIGHT and three_point.applies(setting, mechanism):   # 001 Thm. 3.6
+        evaluate = three_point.rdp_bounds
     return _monotone(evaluate(setting, mechanism, alphas), alphas).as_list()
 
 

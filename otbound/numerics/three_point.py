@@ -1,0 +1,376 @@
+"""The three-point pattern of 001 Thm. 3.6 for the Gaussian mechanism: sampling without
+replacement under substitution, solved numerically with a certified enclosure (issue 14 item 4).
+
+001 Thm. 3.6 bounds ``Ψ_α(m_x ‖ m_x')`` by the maximum of
+``Ψ_α((1 − w) b(y₁) + w b(y₂) ‖ (1 − w) b(y₁) + w b(y₄))``, ``w = q/N``, over
+``d(y₁, y₂) ≤ 1``, ``d(y₁, y₄) ≤ 1``, ``d(y₂, y₄) ≤ 1``. For ``b = N(f(·), σ²I)`` with
+L2 sensitivity 1 the means are ``0``, ``μ₂``, ``μ₄`` with ``|μ₂|, |μ₄|, |μ₂ − μ₄| ≤ 1``; by rotation
+invariance ``Ψ`` depends on them through the Gram matrix only: ``a = |μ₂|``, ``b = |μ₄|``,
+``ρ = μ₂·μ₄``, with ``ρ ≥ max(−ab, (a² + b² − 1)/2)`` (the triangle constraint).
+
+**Formula (integer α).** With ``s = μ₂·Z``, ``t = μ₄·Z`` (``Z`` standard normal, units of σ),
+``Ψ = E[(1 − w + w e^{s − a²/2})^α (1 − w + w e^{t − b²/2})^{1−α}]``. Expanding the first factor
+binomially and tilting ``Z`` by ``e^{ks}`` gives one-dimensional integrals with positive terms:
+
+``Ψ(a, b, ρ) = Σ_k C(α, k) (1 − w)^{α−k} w^k e^{(k² − k) a²/2} E_z[h(kρ + bz − b²/2)]``,
+``h(u) = (1 − w + w e^u)^{1−α}``, ``z ~ N(0, 1)``.
+
+**Monotonicity** (of this formula, for every real ``a, b ≥ 0`` and ``ρ``): it increases in
+``a`` (the factors ``e^{(k² − k) a²/2}``), decreases in ``ρ`` (``h`` decreases), and increases
+in ``b``: by Stein's identity ``∂_b E[h(m + bz − b²/2)] = b E[h'' − h']`` and
+``h'' − h' = α(α − 1) w² e^{2u} (1 − w + w e^u)^{−α−1} ≥ 0``. Hence over a box
+``[a₀, a₁] × [b₀, b₁]`` the maximum is at most ``Ψ(a₁, b₁, ρ₀)`` with
+``ρ₀ = max(−a₁b₁, (a₀² + b₀² − 1)/2)``, and the smallest feasible ``ρ`` is always the worst.
+
+:func:`certify_triangle` runs a branch-and-bound over ``(a, b) ∈ [0, 1]²`` with these box
+bounds, each evaluated in ball arithmetic (python-flint's ``acb.integral`` with a rigorous
+Gaussian tail bound): its upper end bounds the maximum rigorously (a proof by computation, for
+one ``(w, σ, α)``). :func:`search_triangles` is the numerical evidence in the original
+coordinates ``(a, b, θ)``.
+Orders that are not integers are bounded by the next integer (``ε(α)`` never decreases in ``α``).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from scipy.special import gammaln, logsumexp
+
+MAX_ORDER = 64
+"""The largest integer order the solver certifies (its cost grows with α: seconds at 32)."""
+
+
+@dataclass(frozen=True)
+class Triangle:
+    """The Gram parameters of the means ``0, μ₂, μ₄`` in units of the sensitivity:
+    ``a = |μ₂|``, ``b = |μ₄|``, ``rho = μ₂·μ₄``."""
+
+    a: float
+    b: float
+    rho: float
+
+    @staticmethod
+    def planar(a: float, b: float, theta: float) -> "Triangle":
+        """``μ₂ = (a, 0)``, ``μ₄ = (b cos θ, b sin θ)``."""
+        return Triangle(a, b, a * b * math.cos(theta))
+
+    @staticmethod
+    def worst_for(a: float, b: float) -> "Triangle":
+        """The feasible configuration with these lengths and the smallest ``ρ`` (the worst)."""
+        return Triangle(a, b, smallest_rho(a, b))
+
+    def feasible(self, slack: float = 1e-12) -> bool:
+        """``|μ₂|, |μ₄|, |μ₂ − μ₄| ≤ 1`` and a valid Gram matrix."""
+        gap = self.a ** 2 + self.b ** 2 - 2 * self.rho
+        return (0 <= self.a <= 1 + slack and 0 <= self.b <= 1 + slack and gap <= 1 + slack
+                and abs(self.rho) <= self.a * self.b + slack)
+
+
+def smallest_rho(a: float, b: float) -> float:
+    """``max(−ab, (a² + b² − 1)/2)``: the smallest ``μ₂·μ₄`` with ``|μ₂ − μ₄| ≤ 1``."""
+    return max(-a * b, (a * a + b * b - 1) / 2)
+
+
+EQUILATERAL = Triangle(1.0, 1.0, 0.5)
+"""All three distances 1 (the conjectured worst case; it is one only for small orders)."""
+REMOVAL = Triangle(1.0, 0.0, 0.0)
+"""``μ₄ = μ₁``: the right mixture is the base distribution (the worst case at larger orders)."""
+OPPOSITE = Triangle(1.0, 1.0, -1.0)
+"""The relaxed pattern's worst case (``|μ₂ − μ₄| = 2``, infeasible here): an upper bound."""
+
+
+def _check_order(alpha: float) -> int:
+    order = int(alpha)
+    if order != alpha or not 2 <= order <= MAX_ORDER:
+        raise ValueError(f"the three-point solver needs an integer order in [2, {MAX_ORDER}], "
+                         f"got {alpha}")
+    return order
+
+
+# --- fast evaluation (floating point, with an error estimate) -------------------------------
+
+def triangle_log_psi(triangle: Triangle, w: float, alpha: int, sigma: float) -> tuple[float, float]:
+    """``log Ψ_α`` of the configuration and an estimate of its error (trapezoid rule in ``z``
+    around each term's mode, step ``h`` against ``2h``)."""
+    order = _check_order(alpha)
+    a, b, rho = triangle.a / sigma, triangle.b / sigma, triangle.rho / sigma ** 2
+    k = np.arange(order + 1.0)
+    log_c = _log_weights(order, k, w) + (k * k - k) * a * a / 2
+    fine, coarse = _log_expectations(k * rho - b * b / 2, b, order, w)
+    value, other = float(logsumexp(log_c + fine)), float(logsumexp(log_c + coarse))
+    rounding = np.finfo(float).eps * (4 * _POINTS + 64 * (1 + abs(value)))   # summation
+    return value, abs(value - other) + rounding
+
+
+def _log_weights(order: int, k: np.ndarray, w: float) -> np.ndarray:
+    return (gammaln(order + 1) - gammaln(k + 1) - gammaln(order - k + 1)
+            + (order - k) * math.log1p(-w) + k * math.log(w))
+
+
+_POINTS = 8001
+"""Nodes of the trapezoid rule per term."""
+
+
+def _log_expectations(shift: np.ndarray, b: float, order: int, w: float,
+                      half_width: float = 40.0) -> tuple[np.ndarray, np.ndarray]:
+    """``log E_z[h(shift + bz)]`` per term (fine and coarse grids). The log-integrand is
+    concave with curvature ≥ 1, so ``mode ± 40`` holds all but ``e^{−800}`` of it."""
+    step = 2 * half_width / (_POINTS - 1)
+    log_w, log_rest = math.log(w), math.log1p(-w)
+    mode = _modes(shift, b, order, log_w - log_rest)
+    z = mode[:, None] + np.linspace(-half_width, half_width, _POINTS)[None, :]
+    log_f = (-z * z / 2 - 0.5 * math.log(2 * math.pi)
+             + (1 - order) * np.logaddexp(log_rest, log_w + shift[:, None] + b * z))
+    return (logsumexp(log_f, axis=1) + math.log(step),
+            logsumexp(log_f[:, ::2], axis=1) + math.log(2 * step))
+
+
+def _modes(shift: np.ndarray, b: float, order: int, log_odds: float) -> np.ndarray:
+    """Where ``−z²/2 + (1 − α) log(1 − w + w e^{shift + bz})`` is largest (bisection)."""
+    low, high = np.full(shift.size, -(order - 1) * b - 1.0), np.zeros(shift.size)
+    for _ in range(60):
+        middle = (low + high) / 2
+        slope = -middle - (order - 1) * b / (1 + np.exp(-(shift + b * middle + log_odds)))
+        low, high = np.where(slope > 0, middle, low), np.where(slope > 0, high, middle)
+    return (low + high) / 2
+
+
+# --- numerical search in the original coordinates ------------------------------------------
+
+@dataclass(frozen=True)
+class TriangleSearch:
+    """The best configuration multi-start local optimisation found, and the candidates."""
+
+    best: Triangle
+    log_psi: float
+    equilateral: float
+    removal: float
+
+
+def search_triangles(w: float, alpha: int, sigma: float, starts: int = 12,
+           seed: int = 0) -> TriangleSearch:
+    """Maximise ``log Ψ`` over ``(a, b, θ)`` (``θ`` from 0 to its largest feasible value) from
+    random starts and the two candidate corners (L-BFGS-B). Numerical evidence only."""
+    from scipy.optimize import minimize
+
+    def config(x: np.ndarray) -> Triangle:
+        a, b, t = (float(min(max(v, 0.0), 1.0)) for v in x)
+        return Triangle.planar(a, b, t * _largest_angle(a, b))
+
+    def objective(x: np.ndarray) -> float:
+        return -triangle_log_psi(config(x), w, alpha, sigma)[0]
+
+    rng = np.random.default_rng(seed)
+    points = [np.array([1.0, 1.0, 1.0]), np.array([1.0, 0.0, 0.0])]
+    points += list(rng.uniform(0, 1, size=(starts, 3)))
+    found = [minimize(objective, x, method="L-BFGS-B", bounds=[(0, 1)] * 3) for x in points]
+    best = min(found, key=lambda r: r.fun)
+    return TriangleSearch(config(best.x), -float(best.fun),
+                        triangle_log_psi(EQUILATERAL, w, alpha, sigma)[0],
+                        triangle_log_psi(REMOVAL, w, alpha, sigma)[0])
+
+
+def _largest_angle(a: float, b: float) -> float:
+    """The largest angle between ``μ₂`` and ``μ₄`` with ``|μ₂ − μ₄| ≤ 1``."""
+    if a == 0 or b == 0:
+        return 0.0
+    return math.acos(min(1.0, max(-1.0, (a * a + b * b - 1) / (2 * a * b))))
+
+
+# --- rigorous evaluation (ball arithmetic) --------------------------------------------------
+
+def triangle_log_psi_ball(triangle: Triangle, w: Fraction, alpha: int,
+                          sigma: float) -> tuple[float, float]:
+    """A rigorous enclosure ``[low, high]`` of ``log`` of the formula at ``triangle`` (any
+    real ``a, b ≥ 0`` and ``ρ``; feasibility is not needed for the value), as doubles rounded
+    outwards."""
+    from flint import acb, arb, ctx
+
+    order = _check_order(alpha)
+    scale, _ = triangle_log_psi(triangle, float(w), order, sigma)   # magnitude only
+    # 2⁻⁴⁵ of log Ψ however small it is (Ψ − 1 ≈ w² at tiny rates)
+    bits = 45 + max(0, math.ceil(-math.log2(max(abs(scale), 1e-300))))
+    old, ctx.prec = ctx.prec, bits + 40
+    try:
+        s = arb(sigma)
+        a, b, rho = arb(triangle.a) / s, arb(triangle.b) / s, arb(triangle.rho) / (s * s)
+        w_ball = arb(w.numerator) / w.denominator
+        rest = 1 - w_ball
+        coefficients = [arb(math.comb(order, k)) * rest ** (order - k) * w_ball ** k
+                        * ((k * k - k) * a * a / 2 - arb(scale)).exp()
+                        for k in range(order + 1)]
+        shifts = [(k * rho - b * b / 2).exp() * w_ball for k in range(order + 1)]
+        total = sum(coefficients, arb(0)) * rest ** (1 - order)
+        reach = math.sqrt(2 * (max(float(total.log().upper()), 0.0) + 2 * bits)) + 1
+        norm = 1 / (2 * arb.pi()).sqrt()
+
+        def integrand(z, analytic):
+            grow = (acb(b) * z).exp()
+            value = sum((c * (rest + e * grow) ** (1 - order)
+                         for c, e in zip(coefficients, shifts)), acb(0))
+            return value * (-z * z / 2).exp() * norm
+
+        inner = acb.integral(integrand, -reach, reach, rel_tol=arb(2) ** -bits,
+                             abs_tol=arb(2) ** -(bits + 20)).real
+        tail = total * (arb(reach) / arb(2).sqrt()).erfc()
+        enclosure = (inner + arb(0).union(tail)).log() + scale
+        return (math.nextafter(float(enclosure.lower()), -math.inf),
+                math.nextafter(float(enclosure.upper()), math.inf))
+    finally:
+        ctx.prec = old
+
+
+# --- certified branch-and-bound -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TriangleCertificate:
+    """A rigorous enclosure of ``max log Ψ_α`` over the three-point pattern at ``(w, α, σ)``:
+    the maximum is attained-or-exceeded by ``witness`` (so ``≥ low``), and no configuration
+    exceeds ``high`` (every leaf box of the partition of ``[0, 1]²`` bounded rigorously)."""
+
+    w: Fraction
+    alpha: int
+    sigma: float
+    low: float
+    high: float
+    witness: Triangle
+    boxes: int
+
+    @property
+    def epsilon(self) -> tuple[float, float]:
+        """The enclosure of ``ε(α) = log Ψ/(α − 1)``, rounded outwards."""
+        scale = self.alpha - 1
+        return (math.nextafter(self.low / scale, -math.inf),
+                math.nextafter(self.high / scale, math.inf))
+
+
+@dataclass(frozen=True, order=True)
+class _Box:
+    a0: float
+    a1: float
+    b0: float
+    b1: float
+
+    def corner(self) -> Triangle:
+        """The (generally infeasible) point whose formula value bounds the whole box."""
+        return Triangle(self.a1, self.b1, max(-self.a1 * self.b1,
+                                              (self.a0 ** 2 + self.b0 ** 2 - 1) / 2))
+
+    def halves(self) -> list["_Box"]:
+        if self.a1 - self.a0 >= self.b1 - self.b0:
+            m = (self.a0 + self.a1) / 2
+            return [_Box(self.a0, m, self.b0, self.b1), _Box(m, self.a1, self.b0, self.b1)]
+        m = (self.b0 + self.b1) / 2
+        return [_Box(self.a0, self.a1, self.b0, m), _Box(self.a0, self.a1, m, self.b1)]
+
+
+def certify_triangle(w: Fraction, alpha: int, sigma: float, tolerance: float = 1e-3,
+                     max_boxes: int = 6000) -> TriangleCertificate:
+    """Branch-and-bound over ``(a, b)``: boxes are split (guided by the fast evaluation) until
+    each box's bound is within ``tolerance`` (relative, on ``log Ψ``) of the best feasible value;
+    then every leaf's bound is recomputed in ball arithmetic (split further where that fails).
+    Returns the certified enclosure; raises ``RuntimeError`` past ``max_boxes``."""
+    w = Fraction(w)
+    order = _check_order(alpha)
+    found = search_triangles(float(w), order, sigma, starts=4).best
+    candidates = [EQUILATERAL, REMOVAL, found]
+    lows = {t: triangle_log_psi_ball(t, w, order, sigma)[0]
+            for t in candidates if t.feasible(slack=0.0)}
+    witness = max(lows, key=lows.get)
+    low = lows[witness]
+    target = low + tolerance * abs(low)
+    leaves = _partition(lambda box: _guide(box, w, order, sigma, (target - low) / 8),
+                        (low + target) / 2, max_boxes)
+    high, count, pending = -math.inf, 0, list(leaves)
+    while pending:
+        box = pending.pop()
+        count += 1
+        bound = triangle_log_psi_ball(box.corner(), w, order, sigma)[1]
+        if bound > target and count < max_boxes:
+            pending.extend(box.halves())
+            continue
+        high = max(high, bound)
+    if count >= max_boxes:
+        raise RuntimeError(f"certification did not close within {max_boxes} boxes")
+    return TriangleCertificate(w, order, sigma, low, max(high, low), witness, count)
+
+
+def _guide(box: _Box, w: Fraction, order: int, sigma: float, resolution: float) -> float:
+    """The box's bound, by the fast evaluation unless its error estimate exceeds
+    ``resolution`` (tiny rates: ``log Ψ ≈ w²``), then by the ball one."""
+    value, error = triangle_log_psi(box.corner(), float(w), order, sigma)
+    if error <= resolution:
+        return value + error
+    return triangle_log_psi_ball(box.corner(), w, order, sigma)[1]
+
+
+def _partition(bound, margin: float, max_boxes: int) -> list[_Box]:
+    """Leaves of a bisection of ``[0, 1]²`` whose (fast) bounds are below ``margin``,
+    splitting the worst box first (a heuristic guide: every leaf is checked rigorously)."""
+    heap = [(-bound(_Box(0.0, 1.0, 0.0, 1.0)), _Box(0.0, 1.0, 0.0, 1.0))]
+    done: list[_Box] = []
+    while heap and len(heap) + len(done) < max_boxes:
+        value, box = heapq.heappop(heap)
+        if -value <= margin:
+            done.append(box)
+            continue
+        for half in box.halves():
+            heapq.heappush(heap, (-bound(half), half))
+    return done + [box for _, box in heap]
+
+
+# --- the setting ``--scheme wor --substitutions 1`` with Gaussian noise ---------------------
+
+BASIS = ("001 Thm. 3.6's three-point pattern solved for the Gaussian mechanism by a certified "
+         "branch-and-bound over the means' Gram parameters in ball arithmetic "
+         "(otbound.numerics.three_point): the maximum lies in [epsilon − error, epsilon]; "
+         "orders that are not integers use the next integer")
+"""What the tight WOR-substitution value rests on (printed with it)."""
+
+
+def applies(setting, mechanism) -> bool:
+    """Sampling without replacement, one substitution, Gaussian noise."""
+    from otbound.choices import SchemeKind
+    from otbound.numerics.mechanisms import AdditiveNoise
+    from otbound.numerics.pairs import Family
+    from otbound.numerics.settings import Subsampling
+
+    return (isinstance(setting, Subsampling) and setting.scheme is SchemeKind.WOR
+            and setting.substitutions == 1 and isinstance(mechanism, AdditiveNoise)
+            and mechanism.family is Family.GAUSSIAN)
+
+
+def rdp_bounds(setting, mechanism, alphas: np.ndarray):
+    """``ε(α)`` as :class:`~otbound.numerics.rounding.Bounds`: the upper end of the certified
+    enclosure and, as the estimate, its lower end (a feasible configuration's value)."""
+    from otbound.errors import UnsupportedOperation
+    from otbound.numerics.rounding import Bounds
+
+    orders = np.maximum(np.ceil(np.asarray(alphas, dtype=float)), 2).astype(int)
+    if orders.max() > MAX_ORDER:
+        raise UnsupportedOperation(
+            f"the certified three-point solver covers orders up to {MAX_ORDER}; got "
+            f"{orders.max()}: use method='agnostic' for larger orders")
+    w = Fraction(setting.batch_size, setting.dataset_size)
+    try:
+        found = {n: cached_certificate(w, int(n), mechanism.noise_multiplier).epsilon
+                 for n in np.unique(orders)}
+    except RuntimeError as error:
+        raise UnsupportedOperation(f"{error}: use method='agnostic'") from error
+    return Bounds(np.array([found[n][1] for n in orders]),
+                  np.array([found[n][0] for n in orders]))
+
+
+_CERTIFICATES: dict = {}
+
+
+def cached_certificate(w: Fraction, alpha: int, sigma: float) -> TriangleCertificate:
+    """:func:`certify_triangle`, once per ``(w, α, σ)`` in a process."""
+    key = (w, alpha, sigma)
+    if key not in _CERTIFICATES:
+        _CERTIFICATES[key] = certify_triangle(w, alpha, sigma)
+    return _CERTIFICATES[key]

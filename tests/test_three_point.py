@@ -1,0 +1,122 @@
+"""The three-point pattern of 001 Thm. 3.6 with Gaussian noise (issue 14 item 4): the planar
+formula against the one-dimensional evaluator, the sign of the maximum, its place between the
+candidates and the relaxed bound, and the command of the acceptance criterion."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from otbound.numerics import three_point as tp
+from otbound.numerics.mechanisms import gaussian
+from otbound.numerics.methods import rdp
+from otbound.numerics.pairs import Family, MixturePair
+from otbound.numerics.renyi import log_psi_curve
+from otbound.numerics.settings import Subsampling
+from tests.cli_runs import run_cli
+
+W = Fraction(1, 100)
+
+
+def _one_dimensional(left: float, right: float, w: float, sigma: float, alpha: float) -> float:
+    """``log Ψ_α((1 − w) N(0) + w N(left) ‖ (1 − w) N(0) + w N(right))`` by otbound's 1-D
+    evaluator."""
+    weights = np.log([1 - w, w])
+    pair = MixturePair(Family.GAUSSIAN, sigma, [0.0, left], weights, [0.0, right], weights)
+    bound = log_psi_curve(pair, [alpha])[0]
+    return bound.value - bound.error
+
+
+@pytest.mark.parametrize("left, right", [(1.0, -1.0), (1.0, 0.5), (0.3, -0.7), (1.0, 0.0),
+                                         (0.0, 1.0)])
+@pytest.mark.parametrize("sigma, alpha", [(1.0, 2), (0.7, 8), (2.0, 32)])
+def test_collinear_configurations_match_the_one_dimensional_evaluator(left, right, sigma, alpha):
+    triangle = tp.Triangle(abs(left), abs(right), left * right)
+    fast, error = tp.triangle_log_psi(triangle, 0.01, alpha, sigma)
+    low, high = tp.triangle_log_psi_ball(triangle, W, alpha, sigma)
+    reference = _one_dimensional(left, right, 0.01, sigma, alpha)
+    assert low <= high and high - low <= 1e-12 * max(1.0, abs(high))
+    assert abs(fast - reference) <= 1e-9 * abs(reference) + error
+    assert abs(low - reference) <= 1e-9 * abs(reference)
+
+
+def test_the_formula_is_rotation_invariant():
+    """The Gram parameters of a planar configuration, against a direct 2-D quadrature."""
+    a, b, theta, w, alpha = 0.9, 0.8, 1.1, 0.05, 3
+    nodes, weights = np.polynomial.hermite_e.hermegauss(120)
+    x, y = np.meshgrid(nodes, nodes)
+    mass = np.outer(weights, weights) / (2 * math.pi)
+    left = 1 - w + w * np.exp(a * x - a * a / 2)
+    s = b * (math.cos(theta) * x + math.sin(theta) * y)
+    right = 1 - w + w * np.exp(s - b * b / 2)
+    direct = math.log(np.sum(mass * left ** alpha * right ** (1 - alpha)))
+    value, _ = tp.triangle_log_psi(tp.Triangle.planar(a, b, theta), w, alpha, 1.0)
+    assert abs(value - direct) <= 1e-10 * abs(direct)
+
+
+@pytest.mark.parametrize("alpha, sigma", [(2, 1.0), (4, 0.8)])
+def test_the_certified_maximum_is_above_every_feasible_configuration(alpha, sigma):
+    certificate = tp.certify_triangle(W, alpha, sigma)
+    rng = np.random.default_rng(alpha)
+    values = []
+    for a, b, t in rng.uniform(0, 1, size=(300, 3)):
+        triangle = tp.Triangle.planar(a, b, t * tp._largest_angle(a, b))
+        assert triangle.feasible()
+        values.append(tp.triangle_log_psi(triangle, float(W), alpha, sigma)[0])
+    assert max(values) <= certificate.high
+    assert certificate.witness.feasible(slack=0.0)
+    assert certificate.low <= certificate.high <= certificate.low * (1 + 1e-3) + 1e-15
+
+
+@pytest.mark.parametrize("alpha", [2, 8, 32])
+def test_the_maximum_lies_between_the_candidates_and_the_relaxed_bound(alpha):
+    certificate = tp.cached_certificate(W, alpha, 1.0)
+    candidates = [tp.triangle_log_psi_ball(t, W, alpha, 1.0)[0]
+                  for t in (tp.EQUILATERAL, tp.REMOVAL)]
+    relaxed = tp.triangle_log_psi_ball(tp.OPPOSITE, W, alpha, 1.0)[1]
+    assert max(candidates) <= certificate.low <= certificate.high <= relaxed
+
+
+def test_the_equilateral_conjecture_fails_at_larger_orders():
+    """Evidence (not a proof): the equilateral triangle is the worst case at α = 2, the removal
+    configuration (``μ₄ = 0``) at α = 8 and 32 (w = 0.01, σ = 1)."""
+    assert tp.cached_certificate(W, 2, 1.0).witness == tp.EQUILATERAL
+    for alpha in (8, 32):
+        assert tp.cached_certificate(W, alpha, 1.0).witness == tp.REMOVAL
+
+
+def test_the_search_finds_no_configuration_above_the_certificate():
+    found = tp.search_triangles(0.01, 8, 1.0, starts=4)
+    assert found.best.feasible()
+    assert found.log_psi <= tp.cached_certificate(W, 8, 1.0).high
+    assert found.log_psi >= max(found.equilateral, found.removal) - 1e-12
+
+
+def test_the_acceptance_command_is_below_the_agnostic_bound(capsys):
+    argv = ["rdp", "--scheme", "wor", "--batch-size", "10", "--dataset-size", "1000",
+            "--mechanism", "gaussian", "--sigma", "1", "--alpha", "2,8,32"]
+    code, out, _ = run_cli(capsys, *argv)
+    assert code == 0 and "worst case: 001 Thm. 3.6's three-point pattern" in out
+    setting = Subsampling("wor", batch_size=10, dataset_size=1000)
+    tight = rdp(setting, gaussian(1.0), "tight", [2, 8, 32])
+    agnostic = rdp(setting, gaussian(1.0), "agnostic", [2, 8, 32])
+    for t, g, alpha in zip(tight, agnostic, (2, 8, 32)):
+        certificate = tp.cached_certificate(W, alpha, 1.0)
+        assert t.value == pytest.approx(certificate.epsilon[1], rel=1e-15)
+        assert t.value - t.error <= certificate.epsilon[0] * (1 + 1e-15)
+        assert t.value < g.value
+
+
+def test_a_certification_that_does_not_close_is_refused_clearly(monkeypatch):
+    from otbound.errors import UnsupportedOperation
+
+    def never(*_):
+        raise RuntimeError("certification did not close within 6000 boxes")
+
+    monkeypatch.setattr(tp, "cached_certificate", never)
+    setting = Subsampling("wor", batch_size=999, dataset_size=1000)
+    with pytest.raises(UnsupportedOperation, match="use method='agnostic'"):
+        rdp(setting, gaussian(0.3), "tight", [2])
+    with pytest.raises(UnsupportedOperation, match="orders up to 64"):
+        rdp(Subsampling("wor", batch_size=10, dataset_size=1000), gaussian(1.0), "tight", [100])
