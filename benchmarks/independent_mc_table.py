@@ -33,6 +33,7 @@ CONFIGURATIONS = [  # derivation, variant, case, parameters, mechanism, draws
     ("wor-group-substitution", "K = 2", "substitution", {symbols.q: 3},
      randomized_response(0.75), 200_000),
     ("wr-insertion-removal", "q = 3", "removal", {}, gaussian(1.0), 200_000),
+    ("wr-substitution", "q = 3", "substitution", {}, randomized_response(0.75), 200_000),
 ]
 
 

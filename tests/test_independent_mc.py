@@ -58,6 +58,7 @@ CONFIGURATIONS = [
     ("wor-group-substitution", "K = 2", "substitution", {symbols.q: 3},
      randomized_response(0.75), 200_000),
     ("wr-insertion-removal", "q = 3", "removal", {}, gaussian(1.0), 200_000),
+    ("wr-substitution", "q = 3", "substitution", {}, randomized_response(0.75), 200_000),
 ]
 IDS = [f"{c[0]}-{c[1]}-{c[2]}-{c[4].name}" for c in CONFIGURATIONS]
 
