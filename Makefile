@@ -18,3 +18,9 @@ bench:
 	python benchmarks/optimal_conversion.py
 	python benchmarks/truncated_poisson.py
 	python benchmarks/group_privacy_composition.py
+	python benchmarks/pipeline_speed.py
+	python benchmarks/with_replacement_vs_agnostic.py
+	python benchmarks/independent_mc_table.py
+	python benchmarks/certification_cost.py
+	python benchmarks/wor_substitution_tight.py
+	python benchmarks/worst_case_configurations.py
