@@ -15,9 +15,9 @@ from otbound.choices import Method
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.methods import rdp
 from otbound.numerics.pairs import Family, MixturePair
-from otbound.verify.high_precision import log_binomial_weights
 from otbound.numerics.settings import Subsampling
 from otbound.verify import high_precision as reference
+from otbound.verify.high_precision import log_binomial_weights
 
 SIGMAS = (0.5, 1.0, 2.0, 5.0)
 RATES = (0.001, 0.01, 0.1, 0.2)

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 # rest when it runs, so that --help needs no scipy and one RDP point no sympy or dp_accounting.
 from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Neighbouring,
                              Posthoc)
-from otbound.errors import (AuditFileError, DerivationFileError, InvalidSpecification,
-                            OtboundError, UnsupportedOperation)
+from otbound.errors import (AuditFileError, DerivationFileError, InvalidSpecification, OtboundError,
+                            UnsupportedOperation)
 from otbound.progress import Progress
 
 DESCRIPTION = ("Derive, verify, evaluate and audit privacy amplification bounds for subsampled "

@@ -2,9 +2,9 @@
 units that cannot be confused."""
 
 import pytest
+from hand_written import poisson_problem
 
 import otbound
-from hand_written import poisson_problem
 
 SETTING = otbound.Subsampling("poisson", rate=0.01)
 

@@ -13,9 +13,8 @@ import pytest
 
 from otbound.audit.catalog import load_claim_file
 from otbound.audit.reference_wor import (WOR_SHARES, group_count_weights,
-                                         relaxed_substitution_log_psi,
-                                         substitution_constructions, wor_removal,
-                                         wor_substitution)
+                                         relaxed_substitution_log_psi, substitution_constructions,
+                                         wor_removal, wor_substitution)
 from otbound.audit.runner import run_audits
 from otbound.audit.verdict import AuditVerdict
 from otbound.engine.relations import BatchRelation

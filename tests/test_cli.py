@@ -5,7 +5,6 @@ import sys
 import pytest
 from cli_runs import run_cli
 
-
 NAMES = ["001-prop-E.4", "001-prop-E.5", "001-thm-3.6", "001-thm-4.1", "001-thm-F.2",
          "001-thm-F.3", "003-thm-3.7", "wor-group-substitution", "wr-group-substitution",
          "wr-insertion-removal", "wr-substitution"]

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.hockey_stick import check_epsilons, hockey_stick, hockey_stick_curve
 from otbound.numerics.pairs import Family, FinitePair, MixturePair
-from otbound.verify.high_precision import log_binomial_weights
 from otbound.verify import high_precision as reference
+from otbound.verify.high_precision import log_binomial_weights
 
 
 def pair(family, scale, inserted, removed, rate):

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from hand_written import poisson_problem, wor_group_terms, wor_substitution_problem
 from published import rr_thm_3_7, rr_thm_g1
 
 from otbound.engine.catalog import load_derivation
@@ -13,7 +14,6 @@ from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
 from otbound.numerics.pairs import MixturePair
 from otbound.numerics.problems import NumericProblem
 from otbound.numerics.renyi import log_psi
-from hand_written import poisson_problem, wor_group_terms, wor_substitution_problem
 
 
 def derived_problems(name, variant):

@@ -1,6 +1,6 @@
-"""Truncated Poisson (002 Thm. 3.1, 3.3, 3.4) derived by the engine (:mod:`otbound.engine.truncation`):
-exact checks of the coupling, soundness on exact instances, and the numbers of ``account``
-unchanged from the hand-written pairs (:mod:`tests.truncated_oracle`)."""
+"""Truncated Poisson (002 Thm. 3.1, 3.3, 3.4) derived by the engine
+(:mod:`otbound.engine.truncation`): exact checks of the coupling, soundness on exact instances,
+and the numbers of ``account`` unchanged from the hand-written pairs (:mod:`tests.truncated_oracle`)."""
 
 import json
 import math

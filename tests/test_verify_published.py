@@ -17,8 +17,7 @@ from otbound.engine.derivation import run
 from otbound.engine.symbols import r
 from otbound.numerics.mechanisms import gaussian
 from otbound.verify.checks import McShaneFunction, worst_case_constructions
-from otbound.verify.runner import (PublishedComparison, instances, smallest_max_n,
-                                   verify_derivation)
+from otbound.verify.runner import PublishedComparison, instances, smallest_max_n, verify_derivation
 
 # 001 Thm. 4.1 with K = 1 as published: y1 = y3, d(y1, y2) <= 1, weights 1 - r and r.
 AS_PUBLISHED = {("y3", "y1"): 0, ("y1", "y2"): 1}

@@ -2,9 +2,9 @@
 subset of size ``B`` when more than ``B`` of the ``n`` records were sampled.
 
 Its dominating pairs (002 Thm. 3.1 add/remove-1-of-n, 3.3 zero-out, 3.4 replace-one), derived
-by the engine (:mod:`otbound.engine.truncation`), are public mixtures of two Gaussian branches: with probability ``1 − w``, ``w = P[Binom(n − 1, p) ≥ B]``, no
-truncation touches the sensitive record and the pair is the Poisson-subsampled Gaussian at rate
-``p``; otherwise the record enters with probability ``q̃`` and displaces another, so the
+by the engine (:mod:`otbound.engine.truncation`), are public mixtures of two Gaussian branches:
+with probability ``1 − w``, ``w = P[Binom(n − 1, p) ≥ B]``, no truncation touches the sensitive
+record and the pair is the Poisson-subsampled Gaussian at rate ``p``; otherwise the record enters with probability ``q̃`` and displaces another, so the
 sensitivity doubles. ``q̃`` has the closed form of 002 Sec. 3.4,
 ``q̃ = P[Binom(n, p) ≥ B + 1] / P[Binom(n − 1, p) ≥ B] · B/n``.
 

@@ -231,7 +231,8 @@ class CouplingSearch:
     def to_json(self) -> dict:
         return {"reference": self.reference, "found": self.count(FOUND),
                 "infeasible": self.count(INFEASIBLE), "undecided": self.count(UNDECIDED),
-                "scope": "the instances searched", "instances": [o.to_json() for o in self.outcomes]}
+                "scope": "the instances searched",
+                "instances": [o.to_json() for o in self.outcomes]}
 
 
 def search_instance(conditionals: ConcreteConditionals, relation: BatchRelation,
@@ -321,8 +322,8 @@ def _found(conditionals: ConcreteConditionals, relation: BatchRelation, space: T
                                   note=f"the exact coupling fails Def. D.4: {violation.describe()}")
         bound = instance_case_bound(conditionals, relation, joint)
         return InstanceSearch(instance, FOUND, count, len(joint), bound=bound, joint=joint)
-    return InstanceSearch(instance, UNDECIDED, count,
-                          note=f"the exact coupling fails the marginal check: {mismatch.describe()}")
+    return InstanceSearch(instance, UNDECIDED, count, note="the exact coupling fails the "
+                          f"marginal check: {mismatch.describe()}")
 
 
 def _attempts(result, space: TupleSpace):

@@ -161,7 +161,7 @@ def _roots(pair: MixturePair, epsilons: np.ndarray) -> tuple[np.ndarray, np.ndar
 def _log_survival(pair: MixturePair, x: np.ndarray) -> np.ndarray:
     """``log P(D > x)`` for the standardised component distribution (``x`` in units of scale)."""
     if pair.family is Family.GAUSSIAN:
-        from scipy.special import log_ndtr   # loaded with δ, not with every Rényi point
+        from scipy.special import log_ndtr  # loaded with δ, not with every Rényi point
 
         return log_ndtr(-x)
     return np.where(x >= 0, math.log(0.5) - np.maximum(x, 0),
