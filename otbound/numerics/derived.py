@@ -25,7 +25,7 @@ from otbound.engine.bound import ConstraintMatrix
 from otbound.engine.report import ALL_SIZES, LOOSE
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.limits import show
-from otbound.numerics.problems import NumericProblem, Term, insert_remove_pattern
+from otbound.numerics.problems import NumericProblem, Term, insert_remove_pattern, stretched_pattern
 
 if TYPE_CHECKING:
     import sympy as sp
@@ -410,14 +410,14 @@ def relaxed_to_pattern(problem: NumericProblem) -> NumericProblem | None:
     for the pattern gives a sound bound (not tight). Under substitution the cross bounds
     ``d(L_t, R_u) ≤ max(t − 1, u − 1)`` of sampling with replacement become ``(t − 1) + (u − 1)``,
     which the triangle inequality through ``L_1 = R_1`` implies anyway."""
-    pattern = insert_remove_pattern(problem.right.size - 1, problem.left.size - 1)
+    inserted, removed = problem.right.size - 1, problem.left.size - 1
     closed = np.array(problem.closed().bounds, dtype=float)
     for stretch in (1, 2, 3):
-        scaled = stretch * np.array(pattern.bounds, dtype=float)
-        if np.all(closed <= scaled):
+        scaled = stretched_pattern(inserted, removed, stretch, stretch)
+        if np.all(closed <= np.array(scaled, dtype=float)):
             bounds = tuple(tuple(float(b) for b in row) for row in scaled)
-            return NumericProblem(problem.left, problem.right,
-                                  ConstraintMatrix(pattern.labels, bounds))
+            labels = insert_remove_pattern(inserted, removed).labels
+            return NumericProblem(problem.left, problem.right, ConstraintMatrix(labels, bounds))
     return None
 
 

@@ -18,7 +18,6 @@ A solver that meets a constraint pattern it cannot handle raises :class:`Unsuppo
 
 from __future__ import annotations
 
-import functools
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.hockey_stick import hockey_stick_curve
 from otbound.numerics.limits import NOISE_MULTIPLIER, show
 from otbound.numerics.pairs import Family, FinitePair, MixturePair, log_sum_exp
-from otbound.numerics.problems import NumericProblem, insert_remove_pattern
+from otbound.numerics.problems import NumericProblem, stretched_pattern
 from otbound.numerics.renyi import log_psi_curve
 from otbound.numerics.rounding import EPS, Bounds
 
@@ -93,29 +92,12 @@ def _pattern_sizes(problem: NumericProblem) -> tuple[int, int, int, int]:
     if removed == inserted == 1:
         stretches += [(2, 1), (1, 2)]
     for a, b in stretches:
-        if closed == _stretched_pattern(inserted, removed, a, b):
+        if closed == stretched_pattern(inserted, removed, a, b):
             return inserted, removed, a, b
     raise UnsupportedOperation(
         "this solver handles the constraint pattern of 003 Thm. 3.7 (d(L_t, L_u) ≤ |t − u|, "
         "d(R_t, R_u) ≤ |t − u|, d(L_t, R_u) ≤ (t − 1) + (u − 1), possibly scaled); got "
         + problem.constraints.describe())
-
-
-@functools.lru_cache(maxsize=512)
-def _stretched_pattern(inserted: int, removed: int, a: int, b: int) -> tuple:
-    """The bounds of 003 Thm. 3.7's pattern with left-chain distances times ``a`` and
-    right-chain ones times ``b`` (cross bounds ``a(t − 1) + b(u − 1)``)."""
-    left = removed + 1
-
-    def entry(i: int, j: int, unit: float) -> float:
-        if (i < left) == (j < left):
-            return (a if i < left else b) * unit
-        t, u = (i, j - left) if i < left else (j, i - left)
-        return a * t + b * u
-
-    bounds = insert_remove_pattern(inserted, removed).bounds
-    return tuple(tuple(entry(i, j, unit) for j, unit in enumerate(row))
-                 for i, row in enumerate(bounds))
 
 
 @dataclass(frozen=True)

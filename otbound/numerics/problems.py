@@ -115,3 +115,20 @@ def insert_remove_pattern(inserted: int, removed: int) -> ConstraintMatrix:
     for (t, a), (u, b) in itertools.product(enumerate(left), enumerate(right)):
         bounds[(a, b)] = t + u
     return ConstraintMatrix.from_pairs(left + right, bounds)
+
+
+@functools.lru_cache(maxsize=512)
+def stretched_pattern(inserted: int, removed: int, a: int, b: int) -> tuple:
+    """The bounds of 003 Thm. 3.7's pattern with left-chain distances times ``a`` and
+    right-chain ones times ``b`` (cross bounds ``a(t − 1) + b(u − 1)``)."""
+    left = removed + 1
+
+    def entry(i: int, j: int, unit: float) -> float:
+        if (i < left) == (j < left):
+            return (a if i < left else b) * unit
+        t, u = (i, j - left) if i < left else (j, i - left)
+        return a * t + b * u
+
+    bounds = insert_remove_pattern(inserted, removed).bounds
+    return tuple(tuple(entry(i, j, unit) for j, unit in enumerate(row))
+                 for i, row in enumerate(bounds))
