@@ -9,44 +9,22 @@ and the time of the two rows. The configurations are those of tests/test_indepen
 from __future__ import annotations
 
 import time
-from fractions import Fraction
 
 import numpy as np
 
-from otbound.engine import symbols
 from otbound.engine.catalog import load_derivation
 from otbound.engine.derivation import run
-from otbound.numerics.mechanisms import gaussian, randomized_response
 from otbound.verify.checks import Instance
-from otbound.verify.independent_mc import FAILURE, LOWERED, check_independent_mc
+from otbound.verify.independent_mc import (DOCUMENTED_SIZE, FAILURE, LOWERED, case_instance,
+                                           check_independent_mc, documented_configurations)
 
-EPSILON, SIZE = 0.5, 6
-HALF = {symbols.r: Fraction(1, 2)}
-CONFIGURATIONS = [  # derivation, variant, case, parameters, mechanism, draws
-    ("001-prop-E.4", "K = 1", "removal", HALF, gaussian(1.0), 200_000),
-    ("001-prop-E.4", "K = 1", "insertion", HALF, gaussian(1.0), 1_000_000),
-    ("001-thm-4.1", "K = 1", "removal", HALF, gaussian(1.0), 200_000),
-    ("001-thm-4.1", "K = 2", "removal", HALF, gaussian(1.0), 200_000),
-    ("001-thm-4.1", "K = 2", "insertion", HALF, gaussian(1.0), 200_000),
-    ("001-thm-3.6", "K = 1", "substitution", {symbols.q: 3}, randomized_response(0.75),
-     200_000),
-    ("wor-group-substitution", "K = 2", "substitution", {symbols.q: 3},
-     randomized_response(0.75), 200_000),
-    ("wr-insertion-removal", "q = 3", "removal", {}, gaussian(1.0), 200_000),
-    ("wr-substitution", "q = 3", "substitution", {}, randomized_response(0.75), 200_000),
-]
+EPSILON, SIZE = 0.5, DOCUMENTED_SIZE
+CONFIGURATIONS = documented_configurations()   # derivation, variant, case, values, mechanism, draws
 
 
 def instance(name: str, variant: str, case: str, values: dict) -> Instance:
     """The case of the bundled derivation at ``values`` on datasets of :data:`SIZE` records."""
-    report = run(load_derivation(name))
-    for found in report.variants:
-        for case_report in found.cases:
-            if found.variant.label == variant and case_report.case.pair.name == case:
-                offset = case_report.case.size_offset(report.derivation.size_reference)
-                return Instance(report.derivation, found.variant, case_report.case, values,
-                                SIZE - offset, bound=case_report.bound)
-    raise LookupError((name, variant, case))
+    return case_instance(run(load_derivation(name)), variant, case, values, SIZE)
 
 
 def setting(values: dict, mechanism) -> str:

@@ -19,8 +19,8 @@ from otbound.numerics.mechanisms import gaussian, laplace, randomized_response
 from otbound.verify.checks import Instance, worst_function
 from otbound.verify.enumeration import value_distribution
 from otbound.verify.independent_mc import (CONSISTENT, DEFAULT_DRAWS, LOWERED, UNINFORMATIVE,
-                                           VIOLATED, Interval, check_independent_mc, value_weights,
-                                           worst_case_of)
+                                           VIOLATED, Interval, case_instance, check_independent_mc,
+                                           documented_configurations, value_weights, worst_case_of)
 from otbound.verify.runner import verify_derivation
 
 EPSILON = 0.5
@@ -33,33 +33,12 @@ def _report(name: str):
 
 def _instance(name: str, variant: str, case: str, values: dict, size: int) -> Instance:
     """The case of the bundled derivation at ``values`` on datasets of ``size`` records."""
-    report = _report(name)
-    for found in report.variants:
-        for case_report in found.cases:
-            if found.variant.label == variant and case_report.case.pair.name == case:
-                offset = case_report.case.size_offset(report.derivation.size_reference)
-                return Instance(report.derivation, found.variant, case_report.case, values,
-                                size - offset, bound=case_report.bound)
-    raise LookupError((name, variant, case))
+    return case_instance(_report(name), variant, case, values, size)
 
 
-# One documented configuration per bundled derivation with a tight mechanism (docs/verification.md):
-# ε = 0.5, N = 6; Poisson r = 1/2 with σ = 1; without replacement q = 3 with θ = 0.75 (the only
-# tight mechanism there); with replacement q = 3 with σ = 1. Draws: enough for δ ≈ 0.01 … 0.25.
-CONFIGURATIONS = [
-    ("001-prop-E.4", "K = 1", "removal", {symbols.r: Fraction(1, 2)}, gaussian(1.0), 200_000),
-    ("001-prop-E.4", "K = 1", "insertion", {symbols.r: Fraction(1, 2)}, gaussian(1.0),
-     1_000_000),
-    ("001-thm-4.1", "K = 1", "removal", {symbols.r: Fraction(1, 2)}, gaussian(1.0), 200_000),
-    ("001-thm-4.1", "K = 2", "removal", {symbols.r: Fraction(1, 2)}, gaussian(1.0), 200_000),
-    ("001-thm-4.1", "K = 2", "insertion", {symbols.r: Fraction(1, 2)}, gaussian(1.0), 200_000),
-    ("001-thm-3.6", "K = 1", "substitution", {symbols.q: 3}, randomized_response(0.75),
-     200_000),
-    ("wor-group-substitution", "K = 2", "substitution", {symbols.q: 3},
-     randomized_response(0.75), 200_000),
-    ("wr-insertion-removal", "q = 3", "removal", {}, gaussian(1.0), 200_000),
-    ("wr-substitution", "q = 3", "substitution", {}, randomized_response(0.75), 200_000),
-]
+# One documented configuration per case of a bundled derivation with a tight mechanism
+# (docs/verification.md), shared with benchmarks/independent_mc_table.py.
+CONFIGURATIONS = documented_configurations()
 IDS = [f"{c[0]}-{c[1]}-{c[2]}-{c[4].name}" for c in CONFIGURATIONS]
 
 

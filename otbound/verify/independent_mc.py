@@ -306,3 +306,47 @@ def check_independent_mc(instance: Instance, mechanism: Mechanism, epsilon: floa
         f"confidence 1 − {FAILURE:g}; consistent needs lower end > {1 - LOWERED:g} × bound = "
         f"{(1 - LOWERED) * bound:.6g}; batches simulated, densities in closed form",
         interval=(estimate.lower, estimate.upper))
+
+
+DOCUMENTED_SIZE = 6
+"""Dataset size of the documented configurations (docs/verification.md)."""
+
+
+def documented_configurations() -> list[tuple]:
+    """``(derivation, variant, case, parameters, mechanism, draws)`` of the table in
+    docs/verification.md (ε = 0.5, N = 6): one configuration per case of each bundled derivation
+    with a tight mechanism, with draws enough for δ ≈ 0.01 … 0.25. Poisson r = 1/2 with σ = 1;
+    without replacement q = 3 with θ = 0.75 (the only tight mechanism there); with replacement
+    q = 3."""
+    from fractions import Fraction
+
+    from otbound.engine.symbols import q, r
+    from otbound.numerics.mechanisms import gaussian, randomized_response
+
+    half, three = {r: Fraction(1, 2)}, {q: 3}
+    return [
+        ("001-prop-E.4", "K = 1", "removal", half, gaussian(1.0), 200_000),
+        ("001-prop-E.4", "K = 1", "insertion", half, gaussian(1.0), 1_000_000),
+        ("001-thm-4.1", "K = 1", "removal", half, gaussian(1.0), 200_000),
+        ("001-thm-4.1", "K = 2", "removal", half, gaussian(1.0), 200_000),
+        ("001-thm-4.1", "K = 2", "insertion", half, gaussian(1.0), 200_000),
+        ("001-thm-3.6", "K = 1", "substitution", three, randomized_response(0.75), 200_000),
+        ("wor-group-substitution", "K = 2", "substitution", three, randomized_response(0.75),
+         200_000),
+        ("wr-insertion-removal", "q = 3", "removal", {}, gaussian(1.0), 200_000),
+        ("wr-substitution", "q = 3", "substitution", {}, randomized_response(0.75), 200_000),
+    ]
+
+
+def case_instance(report, variant: str, case: str, values: Mapping,
+                  size: int = DOCUMENTED_SIZE) -> Instance:
+    """The case ``case`` of the variant labelled ``variant`` in a derivation's report, at
+    ``values``, on datasets of ``size`` records (the size of ``x`` or ``x'`` as the derivation
+    measures ``N``)."""
+    for found in report.variants:
+        for case_report in found.cases:
+            if found.variant.label == variant and case_report.case.pair.name == case:
+                offset = case_report.case.size_offset(report.derivation.size_reference)
+                return Instance(report.derivation, found.variant, case_report.case, values,
+                                size - offset, bound=case_report.bound)
+    raise LookupError(f"{report.derivation.name} has no case {case!r} in variant {variant!r}")
