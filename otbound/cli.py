@@ -537,7 +537,6 @@ def _adp(args: argparse.Namespace) -> int:
 
 def _account(args: argparse.Namespace) -> int:
     from otbound.numerics.certified import certified_mode
-    from otbound.numerics.limits import show
     from otbound.numerics.rounding import upper_text
 
     if args.plot and args.method != Method.TIGHT.value:
@@ -559,8 +558,7 @@ def _account(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
         return EXIT_OK
-    epsilon = show(args.epsilon) if args.epsilon is not None else upper_text(guarantee.epsilon)
-    delta = show(args.delta) if args.delta is not None else upper_text(guarantee.delta)
+    epsilon, delta = _pair_text(args, guarantee)
     floor = guarantee.details.get("at_floor")
     if floor is not None:
         delta = "≤ " + delta
@@ -592,7 +590,6 @@ def _calibrate(args: argparse.Namespace) -> int:
     from otbound.accounting.calibrate import calibrate
     from otbound.errors import InternalError
     from otbound.numerics.limits import show
-    from otbound.numerics.rounding import upper_text
 
     solved = _check_calibration(args)
 
@@ -627,13 +624,22 @@ def _calibrate(args: argparse.Namespace) -> int:
     beyond = ("" if found.unsafe is None
               else f"; not met at {_solved_text(solved, found.unsafe, safe=False)}")
     print(f"{solved} = {_solved_text(solved, found.value)} (the {which} meeting {goal}{beyond})")
-    epsilon = show(args.epsilon) if args.epsilon is not None else upper_text(guarantee.epsilon)
-    delta = show(args.delta) if args.delta is not None else upper_text(guarantee.delta)
+    epsilon, delta = _pair_text(args, guarantee)
     print(f"verified: ({epsilon}, {delta})-DP after "
           f"{guarantee.steps} steps — {_method_text(guarantee)}accountant "
           f"{guarantee.accountant.value}")
     print("setting: " + ", ".join(f"{k} = {v}" for k, v in setting.items()))
     return EXIT_OK
+
+
+def _pair_text(args: argparse.Namespace, guarantee) -> tuple[str, str]:
+    """``(ε, δ)`` of a guarantee as text: the one given as a flag as given, the other a bound
+    rounded up."""
+    from otbound.numerics.limits import show
+    from otbound.numerics.rounding import upper_text
+
+    return (show(args.epsilon) if args.epsilon is not None else upper_text(guarantee.epsilon),
+            show(args.delta) if args.delta is not None else upper_text(guarantee.delta))
 
 
 def _solved_text(solved: str, value: float, safe: bool = True) -> str:
