@@ -487,7 +487,7 @@ def _evaluate_method(args: argparse.Namespace, inputs: str, outputs: str, evalua
     if args.certified:
         result["certified"] = True
     if args.derivation:
-        result["pairs"] = _pairs_text(setting, mechanism, method)
+        result["pairs"] = _pairs_text(setting, mechanism, method, renyi=outputs == "epsilon")
     elif method is Method.TIGHT and outputs == "epsilon":
         from otbound.numerics import three_point
 
@@ -514,13 +514,14 @@ def _print_evaluation(result: dict, inputs: str, outputs: str) -> None:
         print(f"{show(point):>12}  {upper_text(value):>16}  {upper_text(error, 2):>11}")
 
 
-def _pairs_text(setting: DerivedSetting, mechanism: Mechanism, method: Method) -> str:
+def _pairs_text(setting: DerivedSetting, mechanism: Mechanism, method: Method,
+                renyi: bool) -> str:
     """How the derivation's bound was turned into dominating pairs (for the output)."""
     from otbound.numerics.derived import solved_cases
 
     if method is Method.AGNOSTIC:
         return "mechanism-agnostic (joint convexity over the product coupling), as asked"
-    return solved_cases(setting.cases(), mechanism)[1]
+    return solved_cases(setting.cases(), mechanism, renyi)[1]
 
 
 def _rdp(args: argparse.Namespace) -> int:

@@ -2,6 +2,7 @@
 formula against the one-dimensional evaluator, the sign of the maximum, its place between the
 candidates and the relaxed bound, and the command of the acceptance criterion."""
 
+import json
 import math
 from fractions import Fraction
 
@@ -16,7 +17,16 @@ from otbound.numerics.renyi import log_psi_curve
 from otbound.numerics.settings import Subsampling
 from tests.cli_runs import run_cli
 
-W = Fraction(1, 100)
+ACCEPTANCE = Subsampling("wor", batch_size=10, dataset_size=1000)
+
+
+def _recognised(setting) -> tuple[Fraction, float] | None:
+    ((_, problem),) = setting.cases()[0]
+    return tp.recognise(problem)
+
+
+W = _recognised(ACCEPTANCE)[0]
+"""``w = q/N = 1/100`` as the solver sees it: rounded up past the floating-point weights."""
 
 
 def _one_dimensional(left: float, right: float, w: float, sigma: float, alpha: float) -> float:
@@ -98,14 +108,46 @@ def test_the_acceptance_command_is_below_the_agnostic_bound(capsys):
             "--mechanism", "gaussian", "--sigma", "1", "--alpha", "2,8,32"]
     code, out, _ = run_cli(capsys, *argv)
     assert code == 0 and "worst case: 001 Thm. 3.6's three-point pattern" in out
-    setting = Subsampling("wor", batch_size=10, dataset_size=1000)
-    tight = rdp(setting, gaussian(1.0), "tight", [2, 8, 32])
-    agnostic = rdp(setting, gaussian(1.0), "agnostic", [2, 8, 32])
+    tight = rdp(ACCEPTANCE, gaussian(1.0), "tight", [2, 8, 32])
+    agnostic = rdp(ACCEPTANCE, gaussian(1.0), "agnostic", [2, 8, 32])
     for t, g, alpha in zip(tight, agnostic, (2, 8, 32)):
         certificate = tp.cached_certificate(W, alpha, 1.0)
         assert t.value == pytest.approx(certificate.epsilon[1], rel=1e-15)
         assert t.value - t.error <= certificate.epsilon[0] * (1 + 1e-15)
         assert t.value < g.value
+
+
+def test_the_rate_is_read_from_the_problem_and_rounded_up():
+    assert Fraction(1, 100) < W < Fraction(1, 100) * (1 + 1e-13)
+    assert _recognised(Subsampling("wor", batch_size=10, dataset_size=1000,
+                                   substitutions=2)) is None   # four components a side
+    assert _recognised(Subsampling("poisson", rate=0.01)) is None   # 003 Thm. 3.7's pattern
+    for group, size in ((2, 1000), (3, 999)):   # one record a batch: w = K/N, three points
+        w, distance = _recognised(Subsampling("wor", batch_size=1, dataset_size=size,
+                                              substitutions=group))
+        assert distance == 1 and 0 <= w - Fraction(group, size) < Fraction(group, size) * 1e-13
+
+
+def test_every_setting_with_the_pattern_gets_the_same_numbers(capsys):
+    """A derivation's bound, a group of one-record batches and a derivation whose distances are
+    doubled (001 Thm. F.2, with σ doubled) all reach the solver: one pipeline."""
+    common = ["--mechanism", "gaussian", "--alpha", "2"]
+    reference = rdp(Subsampling("wor", batch_size=2, dataset_size=1000), gaussian(1.0), "tight",
+                    [2])[0]
+    runs = [["--derivation", "001-thm-3.6", "--param", "q=2", "--param", "N=1000",
+             "--sigma", "1"],
+            ["--derivation", "001-thm-F.2", "--param", "q=2", "--param", "N=1000",
+             "--sigma", "2"],
+            ["--scheme", "wor", "--batch-size", "1", "--dataset-size", "1000",
+             "--substitutions", "2", "--sigma", "1"]]
+    for argv in runs:
+        code, out, _ = run_cli(capsys, "rdp", *argv, *common, "--json")
+        result = json.loads(out)
+        assert code == 0
+        assert result["epsilon"][0] == pytest.approx(reference.value, rel=1e-13)
+        assert result["epsilon"][0] >= reference.value * (1 - 1e-13)
+    code, out, _ = run_cli(capsys, "rdp", *runs[0], *common)
+    assert "tight: 001 Thm. 3.6's three-point pattern" in out
 
 
 def test_a_certification_that_does_not_close_is_refused_clearly(monkeypatch):

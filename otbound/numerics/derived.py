@@ -24,8 +24,10 @@ import numpy as np
 from otbound.engine.bound import ConstraintMatrix
 from otbound.engine.report import ALL_SIZES, LOOSE
 from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.numerics import three_point
 from otbound.numerics.limits import show
 from otbound.numerics.problems import NumericProblem, Term, insert_remove_pattern, stretched_pattern
+from otbound.numerics.three_point import ThreePointMaximum
 
 if TYPE_CHECKING:
     import sympy as sp
@@ -358,19 +360,21 @@ class DerivedSetting:
         return self.derived.describe() | {"values": {k: v for k, v in self.values.items()}}
 
 
-def solved_cases(cases: list[list[Term]], mechanism) -> tuple[list[list], str]:
+def solved_cases(cases: list[list[Term]], mechanism,
+                 renyi: bool = False) -> tuple[list[list], str]:
     """Dominating pairs for every case (as branches: log-probability and pairs), and how they
     were found: the mechanism's worst-case solver where it recognises a problem's constraint
-    pattern (tight), else its solution of the problem relaxed to 003 Thm. 3.7's pattern
-    (:func:`relaxed_to_pattern`; sound, not tight), else a mechanism-agnostic bound — by joint
-    convexity over the product coupling of the two mixtures, ``Σ_ij w_i v_j · pair(D[L_i, R_j])``
-    — each said so."""
+    pattern (tight; ``renyi``: its solvers for Rényi divergences), else its solution of the
+    problem relaxed to 003 Thm. 3.7's pattern (:func:`relaxed_to_pattern`; sound, not tight),
+    else a mechanism-agnostic bound — by joint convexity over the product coupling of the two
+    mixtures, ``Σ_ij w_i v_j · pair(D[L_i, R_j])`` — each said so."""
     solved, relaxed, agnostic = [], [], []
     for terms in cases:
         branches = []
         for log_probability, problem in terms:
             try:
-                branches.append((log_probability, mechanism.tight_pairs(problem)))
+                solve = mechanism.renyi_pairs if renyi else mechanism.tight_pairs
+                branches.append((log_probability, solve(problem)))
             except UnsupportedOperation as error:
                 pairs = _relaxed_pairs(problem, mechanism)
                 (agnostic if pairs is None else relaxed).append(str(error))
@@ -378,6 +382,9 @@ def solved_cases(cases: list[list[Term]], mechanism) -> tuple[list[list], str]:
                                 if pairs is None else [(log_probability, pairs)])
         solved.append(branches)
     if not agnostic and not relaxed:
+        if any(isinstance(pair, ThreePointMaximum)
+               for branches in solved for _, pairs in branches for pair in pairs):
+            return solved, f"tight: {three_point.BASIS}"
         return solved, f"tight: the worst case of the {mechanism.name} mechanism " \
                        f"({mechanism.worst_case_source})"
     if not agnostic:

@@ -6,7 +6,9 @@ solve a mixture problem of 001 Prop. 3.5 — choose the worst component for ever
 under the distance constraints — returning the dominating pairs whose divergence is the bound:
 
 * Gaussian (001 Thm. 4.2 and App. H, 003 Thm. 3.8): collinear, equidistant means ``0, 1, …, K₋``
-  against ``0, −1, …, −K₊`` in units of the sensitivity, for the constraint pattern of 003 Thm. 3.7.
+  against ``0, −1, …, −K₊`` in units of the sensitivity, for the constraint pattern of 003 Thm. 3.7;
+  for Rényi divergences also 001 Thm. 3.6's three-point pattern, by a certified branch-and-bound
+  (:mod:`otbound.numerics.three_point`).
 * Laplace: the same one-dimensional configuration with Laplace components (003 Thm. M.2, whose
   proof is not in the seeds; otbound's verifier checks it).
 * Randomized response (001 Thm. 3.7, G.1): every component outputs ``θ`` or ``1 − θ``; components
@@ -26,6 +28,7 @@ from itertools import product
 import numpy as np
 
 from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.numerics import three_point
 from otbound.numerics.hockey_stick import hockey_stick_curve
 from otbound.numerics.limits import NOISE_MULTIPLIER, show
 from otbound.numerics.pairs import Family, FinitePair, MixturePair, log_sum_exp
@@ -59,6 +62,11 @@ class Mechanism(ABC):
     def tight_pairs(self, problem: NumericProblem) -> list[Pair]:
         """Dominating pairs whose largest divergence solves the mixture problem exactly."""
         return [pair for pair, _ in self.worst_components(problem)]
+
+    def renyi_pairs(self, problem: NumericProblem) -> list:
+        """What solves the mixture problem for Rényi divergences: :meth:`tight_pairs`, or a
+        solver that bounds the maximum without a pair (see :class:`AdditiveNoise`)."""
+        return self.tight_pairs(problem)
 
     @abstractmethod
     def distance_pair(self, distance: int) -> Pair:
@@ -201,6 +209,16 @@ class AdditiveNoise(Mechanism):
         pair = MixturePair(self.family, self.noise_multiplier, left, problem.left, right,
                            problem.right)
         return [(pair, np.concatenate([left, right]) * self.sensitivity)]
+
+    def renyi_pairs(self, problem: NumericProblem) -> list:
+        """For Gaussian noise, 001 Thm. 3.6's three-point pattern is solved by the certified
+        branch-and-bound of :mod:`otbound.numerics.three_point` (RDP only); everything else by
+        :meth:`tight_pairs`."""
+        found = three_point.recognise(problem) if self.family is Family.GAUSSIAN else None
+        if found is None:
+            return self.tight_pairs(problem)
+        w, distance = found
+        return [three_point.ThreePointMaximum(w, self.noise_multiplier / distance)]
 
     def distance_pair(self, distance: int) -> Pair:
         return MixturePair(self.family, self.noise_multiplier, [distance], [0.0], [0], [0.0])

@@ -36,6 +36,7 @@ from otbound.numerics.renyi import (_log_psi_from_excess, check_orders, log_fact
                                     log_mixture_psi, log_psi_curve)
 from otbound.numerics.rounding import EPS, SMALLEST, Bounds, NumericBound, maximum, minimum
 from otbound.numerics.settings import Subsampling
+from otbound.numerics.three_point import ThreePointMaximum
 
 
 def _rounded_up(values: np.ndarray, inputs: np.ndarray) -> np.ndarray:
@@ -58,15 +59,11 @@ def rdp(setting: Subsampling, mechanism: Mechanism, method: Method | str,
     method = _check_inputs(setting, mechanism, method)
     alphas = check_orders(alphas)
     if not isinstance(setting, Subsampling):
-        log_psi = maximum([branches_log_psi(branches, alphas)
-                           for branches in _derived_branches(setting, mechanism, method)])
+        log_psi = maximum([branches_log_psi(branches, alphas) for branches
+                           in _derived_branches(setting, mechanism, method, renyi=True)])
         return _monotone(per_order(log_psi, alphas), alphas).as_list()
     evaluate = {Method.TIGHT: _tight_rdp, Method.AGNOSTIC: _agnostic_rdp,
                 Method.POSTHOC: _posthoc_rdp}[method]
-    from otbound.numerics import three_point
-
-    if method is Method.TIGHT and three_point.applies(setting, mechanism):   # 001 Thm. 3.6
-        evaluate = three_point.rdp_bounds
     return _monotone(evaluate(setting, mechanism, alphas), alphas).as_list()
 
 
@@ -96,15 +93,17 @@ def _check_inputs(setting, mechanism: Mechanism, method: Method | str) -> Method
     return method
 
 
-def _derived_branches(setting, mechanism: Mechanism, method: Method) -> list[list[Branch]]:
+def _derived_branches(setting, mechanism: Mechanism, method: Method,
+                      renyi: bool = False) -> list[list[Branch]]:
     """The dominating pairs of a derivation's bound, per case: the mechanism's exact solver
-    where it applies (``tight``), else, or with ``agnostic``, the product coupling."""
+    where it applies (``tight``; ``renyi``: for Rényi divergences), else, or with
+    ``agnostic``, the product coupling."""
     from otbound.numerics.derived import agnostic_cases, solved_cases
 
     cases = setting.cases()
     if method is Method.AGNOSTIC:
         return agnostic_cases(cases, mechanism)
-    return solved_cases(cases, mechanism)[0]
+    return solved_cases(cases, mechanism, renyi)[0]
 
 
 def _monotone(bounds: Bounds, points: np.ndarray, decreasing: bool = False) -> Bounds:
@@ -133,20 +132,22 @@ Branch = tuple[float, list[Pair]]
 divergence is the largest over its pairs."""
 
 
-def tight_branches(terms: list[Term], mechanism: Mechanism) -> list[Branch]:
-    """The dominating pairs of every term of a case."""
+def tight_branches(terms: list[Term], mechanism: Mechanism, renyi: bool = False) -> list[Branch]:
+    """The dominating pairs of every term of a case (``renyi``: for Rényi divergences, which
+    some patterns have a solver for that gives no pair: :meth:`Mechanism.renyi_pairs`)."""
     for term in terms:
         if not isinstance(term, Term):
             raise InvalidSpecification(
                 "terms must be Term objects (Term.of_probability or Term.of_log_probability), "
                 f"got {type(term).__name__}", parameter="terms")
-    return [(log_weight, mechanism.tight_pairs(problem)) for log_weight, problem in terms]
+    solve = mechanism.renyi_pairs if renyi else mechanism.tight_pairs
+    return [(log_weight, solve(problem)) for log_weight, problem in terms]
 
 
 def terms_log_psi(terms: list[Term], mechanism: Mechanism, alphas: np.ndarray,
                   limit: bool = True) -> Bounds:
     """``log Σ_t P(t) · max_pairs Ψ_α(pair)`` for one case (tight, as upper bounds)."""
-    return branches_log_psi(tight_branches(terms, mechanism), alphas, limit)
+    return branches_log_psi(tight_branches(terms, mechanism, renyi=True), alphas, limit)
 
 
 def terms_delta(terms: list[Term], mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
@@ -167,10 +168,18 @@ def mixture_log_psi(log_weights: np.ndarray, log_psis: list[Bounds],
 def branches_log_psi(branches: Sequence[Branch], alphas: np.ndarray,
                      limit: bool = True) -> Bounds:
     """``log Σ_b P(b) · max_pairs Ψ_α(pair)`` (upper bounds and estimates)."""
-    curve = certified_log_psi_curve if certifying() else log_psi_curve
-    worst = [maximum([Bounds.of(curve(pair, alphas, limit=limit)) for pair in pairs])
+    worst = [maximum([_pair_log_psi(pair, alphas, limit) for pair in pairs])
              for _, pairs in branches]
     return mixture_log_psi(np.array([log_weight for log_weight, _ in branches]), worst)
+
+
+def _pair_log_psi(pair, alphas: np.ndarray, limit: bool) -> Bounds:
+    """``log Ψ_α`` of a dominating pair (rigorously in certified mode), or of the maximum a
+    :class:`~otbound.numerics.three_point.ThreePointMaximum` encloses (always certified)."""
+    if isinstance(pair, ThreePointMaximum):
+        return pair.log_psi(alphas)
+    curve = certified_log_psi_curve if certifying() else log_psi_curve
+    return Bounds.of(curve(pair, alphas, limit=limit))
 
 
 def _each_case(setting: Subsampling, mechanism: Mechanism, evaluate,

@@ -28,6 +28,10 @@ Gaussian tail bound): its upper end bounds the maximum rigorously (a proof by co
 one ``(w, σ, α)``). :func:`search_triangles` is the numerical evidence in the original
 coordinates ``(a, b, θ)``.
 Orders that are not integers are bounded by the next integer (``ε(α)`` never decreases in ``α``).
+
+:func:`recognise` finds the pattern in any derived bound's problem (reading ``w`` from its
+weights); the Gaussian mechanism then answers for Rényi divergences with a
+:class:`ThreePointMaximum` instead of dominating pairs (:meth:`Mechanism.renyi_pairs`).
 """
 
 from __future__ import annotations
@@ -39,6 +43,11 @@ from fractions import Fraction
 
 import numpy as np
 from scipy.special import gammaln, logsumexp
+
+from otbound.errors import UnsupportedOperation
+from otbound.numerics.pairs import Family
+from otbound.numerics.problems import NumericProblem
+from otbound.numerics.rounding import EPS, Bounds
 
 MAX_ORDER = 64
 """The largest integer order the solver certifies (its cost grows with α: seconds at 32)."""
@@ -323,46 +332,84 @@ def _partition(bound, margin: float, max_boxes: int) -> list[_Box]:
     return done + [box for _, box in heap]
 
 
-# --- the setting ``--scheme wor --substitutions 1`` with Gaussian noise ---------------------
+# --- the pattern in a derived bound ---------------------------------------------------------
 
 BASIS = ("001 Thm. 3.6's three-point pattern solved for the Gaussian mechanism by a certified "
          "branch-and-bound over the means' Gram parameters in ball arithmetic "
          "(otbound.numerics.three_point): the maximum lies in [epsilon − error, epsilon]; "
          "orders that are not integers use the next integer")
-"""What the tight WOR-substitution value rests on (printed with it)."""
+"""What a value from :class:`ThreePointMaximum` rests on (printed with it)."""
+
+
+def recognise(problem: NumericProblem) -> tuple[Fraction, float] | None:
+    """``(w, c)`` when ``problem`` is 001 Thm. 3.6's pattern: two components a side, one on each
+    side at distance 0 with weight ``1 − w`` on both, the other two with weight ``w``, and the
+    three other closed distances all ``c`` (finite, > 0); ``None`` otherwise.
+
+    ``w`` is rounded up past the error of the floating-point weights: that is safe, because the
+    maximum never decreases in ``w`` (joint convexity: the mixtures at ``w`` are those at
+    ``w' > w`` mixed with the pair ``(b(y₁), b(y₁))``, whose divergence is 1)."""
+    if not problem.left.size == problem.right.size == 2:
+        return None
+    closed = problem.closed().bounds
+    shared = [(i, j) for i in range(2) for j in range(2) if closed[i][2 + j] == 0]
+    if len(shared) != 1:
+        return None
+    ((i, j),) = shared
+    k, m = 1 - i, 3 - j
+    distances = {closed[i][k], closed[2 + j][m], closed[k][m]}
+    logs = problem.left[k], problem.right[m - 2], problem.left[i], problem.right[j]
+    if len(distances) != 1 or not all(math.isfinite(v) for v in logs):
+        return None
+    (c,) = distances
+    if not 0 < c < math.inf:
+        return None
+    slack = 8 * EPS * (2 + max(abs(v) for v in logs))   # the logs' rounding, generously
+    if abs(logs[0] - logs[1]) > slack or abs(logs[2] - logs[3]) > slack \
+            or abs(math.expm1(np.logaddexp(logs[0], logs[2]))) > slack:
+        return None
+    w = math.nextafter(math.exp(max(logs[:2]) + slack), math.inf)
+    return (Fraction(w), float(c)) if w < 1 else None
+
+
+@dataclass(frozen=True)
+class ThreePointMaximum:
+    """The maximum of 001 Thm. 3.6's pattern for Gaussian noise with standard deviation
+    ``sigma`` (in units of the pattern's distance): a dominating "pair" known only through the
+    certified enclosure of its Rényi divergence (no δ(ε) solver)."""
+
+    w: Fraction
+    sigma: float
+
+    def log_psi(self, alphas) -> Bounds:
+        """``log Ψ_α`` bounded by the certificate at ``⌈α⌉`` (``ε(α)`` never decreases in
+        ``α``): upper end of the enclosure, and its lower end as the estimate."""
+        alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
+        orders = np.maximum(np.ceil(alphas), 2).astype(int)
+        if orders.max() > MAX_ORDER:
+            raise UnsupportedOperation(
+                f"the certified three-point solver (001 Thm. 3.6, Gaussian) covers orders up to "
+                f"{MAX_ORDER}; got {orders.max()}: use method='agnostic' for larger orders")
+        try:
+            found = {n: cached_certificate(self.w, int(n), self.sigma).epsilon
+                     for n in np.unique(orders)}
+        except RuntimeError as error:
+            raise UnsupportedOperation(f"{error}: use method='agnostic'") from error
+        scale = alphas - 1
+        upper = np.array([found[n][1] for n in orders]) * scale * (1 + 2 * EPS)
+        return Bounds(np.nextafter(upper, math.inf),
+                      np.array([found[n][0] for n in orders]) * scale)
+
+
+def solves(problem: NumericProblem, mechanism) -> bool:
+    """Whether ``mechanism`` adds Gaussian noise and ``problem`` is the pattern."""
+    return (getattr(mechanism, "family", None) is Family.GAUSSIAN
+            and recognise(problem) is not None)
 
 
 def applies(setting, mechanism) -> bool:
-    """Sampling without replacement, one substitution, Gaussian noise."""
-    from otbound.choices import SchemeKind
-    from otbound.numerics.mechanisms import AdditiveNoise
-    from otbound.numerics.pairs import Family
-    from otbound.numerics.settings import Subsampling
-
-    return (isinstance(setting, Subsampling) and setting.scheme is SchemeKind.WOR
-            and setting.substitutions == 1 and isinstance(mechanism, AdditiveNoise)
-            and mechanism.family is Family.GAUSSIAN)
-
-
-def rdp_bounds(setting, mechanism, alphas: np.ndarray):
-    """``ε(α)`` as :class:`~otbound.numerics.rounding.Bounds`: the upper end of the certified
-    enclosure and, as the estimate, its lower end (a feasible configuration's value)."""
-    from otbound.errors import UnsupportedOperation
-    from otbound.numerics.rounding import Bounds
-
-    orders = np.maximum(np.ceil(np.asarray(alphas, dtype=float)), 2).astype(int)
-    if orders.max() > MAX_ORDER:
-        raise UnsupportedOperation(
-            f"the certified three-point solver covers orders up to {MAX_ORDER}; got "
-            f"{orders.max()}: use method='agnostic' for larger orders")
-    w = Fraction(setting.batch_size, setting.dataset_size)
-    try:
-        found = {n: cached_certificate(w, int(n), mechanism.noise_multiplier).epsilon
-                 for n in np.unique(orders)}
-    except RuntimeError as error:
-        raise UnsupportedOperation(f"{error}: use method='agnostic'") from error
-    return Bounds(np.array([found[n][1] for n in orders]),
-                  np.array([found[n][0] for n in orders]))
+    """Whether the mechanism's RDP for ``setting`` uses :class:`ThreePointMaximum`."""
+    return any(solves(problem, mechanism) for terms in setting.cases() for _, problem in terms)
 
 
 _CERTIFICATES: dict = {}

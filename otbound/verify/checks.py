@@ -33,6 +33,7 @@ from otbound.engine.conditionals import Case
 from otbound.engine.derivation import Derivation, Variant, check_case
 from otbound.engine.relations import BatchRelation
 from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation
+from otbound.numerics import three_point
 from otbound.numerics.derived import relaxed_to_pattern
 from otbound.numerics.hockey_stick import hockey_stick_curve
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
@@ -113,18 +114,24 @@ class Instance:
         fields.update({str(k): str(v) for k, v in self.values.items()})
         return fields
 
-    def solved_terms(self, mechanism: Mechanism) -> list[Term]:
+    def solved_terms(self, mechanism: Mechanism, renyi: bool = False) -> list[Term]:
         """The terms as the numbers evaluate them: a problem the mechanism has no exact solver
         for, but one for its relaxation to 003 Thm. 3.7's pattern, is relaxed (sound, not
-        tight: :func:`~otbound.numerics.derived.relaxed_to_pattern`). A published statement
-        (``lower``) is never relaxed."""
-        return [term if self.lower or exactly_solvable(term.problem, mechanism)
+        tight: :func:`~otbound.numerics.derived.relaxed_to_pattern`) — except, for Rényi
+        divergences (``renyi``), 001 Thm. 3.6's three points with Gaussian noise, which the
+        certified solver of :mod:`~otbound.numerics.three_point` takes as they are. A published
+        statement (``lower``) is never relaxed."""
+        def kept(problem: NumericProblem) -> bool:
+            return (self.lower or exactly_solvable(problem, mechanism)
+                    or renyi and three_point.solves(problem, mechanism))
+
+        return [term if kept(term.problem)
                 else Term(term.log_probability, relaxed_to_pattern(term.problem) or term.problem)
                 for term in self.terms]
 
     def bound_log_psi(self, mechanism: Mechanism, alphas) -> np.ndarray:
         """``log Ψ_α`` of the bound: its upper end (its lower end when ``lower``)."""
-        return self._end(terms_log_psi(self.solved_terms(mechanism), mechanism,
+        return self._end(terms_log_psi(self.solved_terms(mechanism, renyi=True), mechanism,
                                        np.asarray(alphas, dtype=float)))
 
     def bound_delta(self, mechanism: Mechanism, epsilons) -> np.ndarray:
