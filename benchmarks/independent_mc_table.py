@@ -27,8 +27,9 @@ def instance(name: str, variant: str, case: str, values: dict) -> Instance:
     return case_instance(run(load_derivation(name)), variant, case, values, SIZE)
 
 
-def setting(values: dict, mechanism) -> str:
-    shown = ", ".join(f"{k} = {v}" for k, v in values.items()) or "q = 3"
+def setting(values: dict, mechanism, found: Instance) -> str:
+    shown = (", ".join(f"{k} = {v}" for k, v in values.items())
+             or f"q = {found.scheme.batch_size}")
     noise = (f"θ = {mechanism.theta:g}" if mechanism.name == "randomized-response"
              else f"σ = {mechanism.scale:g}")
     return f"{shown}, {mechanism.name} {noise}"
@@ -48,7 +49,7 @@ def main() -> None:
                                        bound=(1 - LOWERED) * row.bound)
         elapsed = time.perf_counter() - start
         low, high = row.interval
-        print(f"| {name} | {variant}, {case} | {setting(values, mechanism)} | {draws:,} "
+        print(f"| {name} | {variant}, {case} | {setting(values, mechanism, found)} | {draws:,} "
               f"| {row.bound:.6g} | {row.observed:.6g} | [{low:.6g}, {high:.6g}] "
               f"| {high - low:.3g} | {row.verdict} | {lowered.verdict} | {elapsed:.1f} s |")
 

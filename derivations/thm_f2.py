@@ -30,6 +30,10 @@ DERIVATION = Derivation(
     scheme=WithoutReplacement(q),
     batch_relation=BatchRelation.INSERTION_REMOVAL,
     variants=(Variant("K = 1", Substitution(), (CASE,), published),),
+    tight=(("randomized-response", "otbound: randomized response sees only whether a batch "
+                                   "distance is 0, so doubling the distances leaves 001 Thm. "
+                                   "3.7/F.1's worst case f(y) = 1[a ∈ y] (or its "
+                                   "complement); checked by the verifier"),),
     grid=InstanceGrid(range(2, 10), tuple({q: v} for v in (1, 2, 3, 4))),
     errata=(
         "The statement names the dataset relation '≃_{S,X}' and then '≃_{Δ,X}'; both mean "

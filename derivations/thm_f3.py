@@ -49,6 +49,10 @@ DERIVATION = Derivation(
     batch_relation=BatchRelation.INSERTION_REMOVAL,
     size_reference=SizeReference.LARGER,
     variants=(Variant("K = 1", InsertionRemoval(), (removal_case, insertion_case), published),),
+    tight=(("randomized-response", "otbound: randomized response sees only whether a batch "
+                                   "distance is 0, so d_± ≤ 2 acts as d_± ≤ 1 and f(y) = "
+                                   "1[a ∈ y] (or its complement) attains the bound at each "
+                                   "N; checked by the verifier"),),
     grid=InstanceGrid(range(2, 10), tuple({q: v} for v in (1, 2, 3, 4))),
     errata=(
         "The theorem says 'S is Poisson subsampling with rate r'; it is sampling without "

@@ -60,6 +60,9 @@ DERIVATION = BatchSizeFamily(
                                     maximum=MAX_Q)),
     variant_for=variant,
     setting_for=setting,
+    tight=(("randomized-response", "otbound: as wr-substitution's at rate K/N, with "
+                                   "f(y) = 1[y ∩ g ≠ ∅] (or its complement); checked by "
+                                   "the verifier"),),
     remarks=(
         "K and q are structural; N is symbolic: the weights are the scheme's content masses "
         "C(q, k) K^k (N − K)^(q − k) / N^q = Binom(k | q, K/N).",

@@ -15,12 +15,15 @@ from cli_runs import run_cli
 from otbound.engine import symbols
 from otbound.engine.catalog import load_derivation
 from otbound.engine.derivation import run
+from otbound.errors import UnsupportedOperation
 from otbound.numerics.mechanisms import gaussian, laplace, randomized_response
-from otbound.verify.checks import Instance, worst_function
+from otbound.verify import divergence
+from otbound.verify.checks import Instance
 from otbound.verify.enumeration import value_distribution
 from otbound.verify.independent_mc import (CONSISTENT, DEFAULT_DRAWS, LOWERED, UNINFORMATIVE,
                                            VIOLATED, Interval, case_instance, check_independent_mc,
-                                           documented_configurations, value_weights, worst_case_of)
+                                           documented_configurations, hit_function, value_weights,
+                                           worst_case_of, worst_table)
 from otbound.verify.runner import verify_derivation
 
 EPSILON = 0.5
@@ -36,8 +39,9 @@ def _instance(name: str, variant: str, case: str, values: dict, size: int) -> In
     return case_instance(_report(name), variant, case, values, size)
 
 
-# One documented configuration per case of a bundled derivation with a tight mechanism
-# (docs/verification.md), shared with benchmarks/independent_mc_table.py.
+# One documented configuration per case of a bundled derivation with a tight mechanism, and
+# 001 Prop. E.5 where it is attained (docs/verification.md), shared with
+# benchmarks/independent_mc_table.py.
 CONFIGURATIONS = documented_configurations()
 IDS = [f"{c[0]}-{c[1]}-{c[2]}-{c[4].name}" for c in CONFIGURATIONS]
 
@@ -96,7 +100,7 @@ def test_closed_form_weights_agree_with_enumerating_the_scheme(name, variant, ca
                                                                mechanism, draws):
     """The module's own binomial/hypergeometric/multinomial weights against otbound's pmf."""
     instance = _instance(name, variant, case, values, 6)
-    function = worst_function(instance, mechanism, "ADP", EPSILON)
+    function = worst_table(instance, mechanism, EPSILON)
     worst = worst_case_of(instance, mechanism, EPSILON)
     for dataset in instance.datasets:
         ours = value_weights(worst, instance.scheme, dataset)
@@ -104,6 +108,29 @@ def test_closed_form_weights_agree_with_enumerating_the_scheme(name, variant, ca
         assert set(ours) == {float(v) for v, p in enumerated.items() if p > 0}
         for value, probability in enumerated.items():
             assert math.isclose(ours[float(value)], float(probability), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("q, attained", [(5, True), (4, False), (3, False), (2, False)])
+def test_e5_is_attained_exactly_where_every_batch_holds_a_group_record(q, attained):
+    """001 Prop. E.5 with K = 2, N = 6, randomized response: ``f(y) = 1[y ∩ g ≠ ∅]`` attains
+    the bound at ε = 0.5 only for q > N − K = 4 (HyperGeom(0) = 0); the gap is
+    ``(1 − θ) HyperGeom(0) (e^ε − 1)``. At ε = 0 (total variation) it is attained for every q."""
+    instance = _instance("001-prop-E.5", "K = 2", "substitution", {symbols.q: q}, 6)
+    mechanism = randomized_response(0.75)
+    pair = instance.exact_pair(mechanism, hit_function(instance, mechanism))
+    h0 = math.comb(4, q) / math.comb(6, q)
+    for epsilon in (0.0, EPSILON):
+        bound = float(instance.bound_delta(mechanism, [epsilon])[0])
+        exact = divergence.delta(pair, epsilon)
+        assert exact == pytest.approx(bound - 0.25 * h0 * math.expm1(epsilon), rel=1e-9)
+        assert math.isclose(exact, bound, rel_tol=1e-10) == (attained or epsilon == 0.0)
+
+
+def test_several_term_bounds_have_a_construction_for_randomized_response_only():
+    instance = _instance("001-prop-E.5", "K = 2", "substitution", {symbols.q: 5}, 6)
+    assert len(instance.terms) == 2
+    with pytest.raises(UnsupportedOperation, match="several terms"):
+        worst_table(instance, gaussian(1.0), EPSILON)
 
 
 def test_verify_reports_the_rows_with_their_interval_width(capsys):

@@ -26,7 +26,11 @@ CLAIMS = [("001-thm-3.6", "randomized-response"),   # 001 Thm. 3.7 / F.1
           ("001-thm-4.1", "gaussian"),              # 001 Thm. 4.2 / G.3
           ("003-thm-3.7", "gaussian"),              # 003 Thm. 3.8, RDP and ADP
           ("003-thm-3.7", "laplace"),               # the Laplace analogue (003 Thm. M.2)
-          ("001-prop-E.4", "laplace")]
+          ("001-prop-E.4", "laplace"),
+          # otbound: randomized response sees only whether a batch distance is 0
+          ("001-thm-F.2", "randomized-response"),
+          ("001-thm-F.3", "randomized-response"),
+          ("wr-group-substitution", "randomized-response")]
 MECHANISMS = {"randomized-response": RandomizedResponse(0.75), "gaussian": gaussian(1.0),
               "laplace": laplace(1.0)}
 

@@ -3,7 +3,11 @@
 What is *shared* with the rest of the verifier: the worst-case dataset pair ``(x, x')`` of one
 case (:attr:`Instance.datasets`) and the worst-case function ``f`` of the tightness check
 (:func:`~otbound.verify.checks.worst_function`, 001 F.1, G.2, G.3; 003 M.3), which depends on a
-batch only through which of the records in ``x Δ x'`` (the *special* records) it holds.
+batch only through which of the records in ``x Δ x'`` (the *special* records) it holds. A
+case whose bound has several terms (001 Prop. E.5: an expectation over the distance, without
+conditioning) has no solver worst case; for randomized response it gets
+:func:`hit_function`, ``f(y) = 1[y ∩ (x \\ x') ≠ ∅]``, which attains the bound only where
+every batch of ``x`` holds a record of ``x \\ x'`` (see :func:`documented_configurations`).
 
 What is *independent* of otbound's scheme and divergence code:
 
@@ -54,6 +58,7 @@ from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
 from otbound.numerics.pairs import Family
 from otbound.verify.checks import Finding, Instance, worst_function
+from otbound.verify.functions import TableFunction
 
 FAILURE = 1e-4
 """Probability that the true δ(ε) lies outside the interval (two-sided, both bounds)."""
@@ -280,12 +285,39 @@ def simulated_delta(case: WorstCase, scheme: Scheme, mechanism: Mechanism, epsil
 
 # --- a verifier row -------------------------------------------------------------------------
 
-def worst_case_of(instance: Instance, mechanism: Mechanism, epsilon: float) -> WorstCase:
-    """The shared part of an instance: its datasets and the tightness check's ``f`` for ADP at
-    ``ε`` (:func:`~otbound.verify.checks.worst_function`)."""
+def hit_function(instance: Instance, mechanism: Mechanism) -> TableFunction:
+    """``f(y) = 1[y ∩ (x \\ x') ≠ ∅]`` for randomized response: the construction of an
+    instance whose bound has several terms (001 Prop. E.5, no conditioning), where the solver
+    offers no worst case. For 001 Prop. E.5 (``K``-fold substitution, ``N`` records, batch size
+    ``q``) its δ(ε) is ``(1 − h₀)(2θ − 1) + (1 − θ)(1 − e^ε)`` with ``h₀ = HyperGeom(0 | N, K,
+    q)``, the bound ``(1 − h₀)(θ − e^ε(1 − θ))``: they differ by ``(1 − θ) h₀ (e^ε − 1)``, so
+    the bound is attained at ε = 0 and, for ε > 0, exactly when ``q > N − K`` (``h₀ = 0``;
+    both are 0 when ``θ ≤ e^ε(1 − θ)``)."""
+    if not isinstance(mechanism, RandomizedResponse):
+        raise UnsupportedOperation(f"no worst case of {instance.derivation.name} for "
+                                   f"{mechanism.name}: its bound has several terms")
     x, x_prime = instance.datasets
-    function = worst_function(instance, mechanism, "ADP", epsilon)
-    return WorstCase.of(x, x_prime, function.table)
+    removed = x - x_prime
+    if not removed:
+        raise UnsupportedOperation("f(y) = 1[y ∩ (x \\ x') ≠ ∅] needs a record of x not in x'")
+    return TableFunction({batch: float(any(e in removed for e in batch))
+                          for batch in instance.batches()},
+                         label="f(y) = 1[y holds a record of x \\ x']")
+
+
+def worst_table(instance: Instance, mechanism: Mechanism, epsilon: float) -> TableFunction:
+    """The tightness check's ``f`` for ADP at ``ε``
+    (:func:`~otbound.verify.checks.worst_function`), or :func:`hit_function` when the bound
+    has several terms (the verifier claims no tightness there and runs no row)."""
+    if len(instance.terms) == 1:
+        return worst_function(instance, mechanism, "ADP", epsilon)
+    return hit_function(instance, mechanism)
+
+
+def worst_case_of(instance: Instance, mechanism: Mechanism, epsilon: float) -> WorstCase:
+    """The shared part of an instance: its datasets and :func:`worst_table`'s ``f``."""
+    x, x_prime = instance.datasets
+    return WorstCase.of(x, x_prime, worst_table(instance, mechanism, epsilon).table)
 
 
 def check_independent_mc(instance: Instance, mechanism: Mechanism, epsilon: float, draws: int,
@@ -315,15 +347,20 @@ DOCUMENTED_SIZE = 6
 def documented_configurations() -> list[tuple]:
     """``(derivation, variant, case, parameters, mechanism, draws)`` of the table in
     docs/verification.md (ε = 0.5, N = 6): one configuration per case of each bundled derivation
-    with a tight mechanism, with draws enough for δ ≈ 0.01 … 0.25. Poisson r = 1/2 with σ = 1;
-    without replacement q = 3 with θ = 0.75 (the only tight mechanism there); with replacement
-    q = 3."""
+    with a tight mechanism, with draws enough for δ ≈ 0.01 … 0.34. Poisson r = 1/2 with σ = 1;
+    without replacement q = 3 with θ = 0.75 (the only tight mechanism there), except 001 Thm.
+    F.3's insertion at q = 4 (at q = 3 its δ(0.5) is 0); with replacement q = 3 (q = 2 for
+    wr-group-substitution, its default). 001 Thm. F.2, F.3 and wr-group-substitution are tight
+    for randomized response, which sees only whether a batch distance is 0 (their derivation
+    files' claims, checked by the verifier). 001 Prop. E.5 is not tight for ε > 0 in general:
+    its row is at K = 2, q = 5 > N − K, where every batch holds a record of the group, so that
+    :func:`hit_function` attains the bound."""
     from fractions import Fraction
 
     from otbound.engine.symbols import q, r
     from otbound.numerics.mechanisms import gaussian, randomized_response
 
-    half, three = {r: Fraction(1, 2)}, {q: 3}
+    half, three, theta = {r: Fraction(1, 2)}, {q: 3}, randomized_response(0.75)
     return [
         ("001-prop-E.4", "K = 1", "removal", half, gaussian(1.0), 200_000),
         ("001-prop-E.4", "K = 1", "insertion", half, gaussian(1.0), 1_000_000),
@@ -335,6 +372,11 @@ def documented_configurations() -> list[tuple]:
          200_000),
         ("wr-insertion-removal", "q = 3", "removal", {}, gaussian(1.0), 200_000),
         ("wr-substitution", "q = 3", "substitution", {}, randomized_response(0.75), 200_000),
+        ("001-thm-F.2", "K = 1", "substitution", three, theta, 200_000),
+        ("001-thm-F.3", "K = 1", "removal", three, theta, 200_000),
+        ("001-thm-F.3", "K = 1", "insertion", {q: 4}, theta, 200_000),
+        ("wr-group-substitution", "K = 2, q = 2", "substitution", {}, theta, 200_000),
+        ("001-prop-E.5", "K = 2", "substitution", {q: 5}, theta, 200_000),
     ]
 
 
