@@ -354,7 +354,7 @@ def documented_configurations() -> list[tuple]:
     for randomized response, which sees only whether a batch distance is 0 (their derivation
     files' claims, checked by the verifier). 001 Prop. E.5 is not tight for ε > 0 in general:
     its row is at K = 2, q = 5 > N − K, where every batch holds a record of the group, so that
-    :func:`hit_function` attains the bound."""
+    :func:`hit_function` attains the bound. 003 Thm. 3.7 at ``K₊ = K₋ = 1`` (Gaussian)."""
     from fractions import Fraction
 
     from otbound.engine.symbols import q, r
@@ -377,6 +377,7 @@ def documented_configurations() -> list[tuple]:
         ("001-thm-F.3", "K = 1", "insertion", {q: 4}, theta, 200_000),
         ("wr-group-substitution", "K = 2, q = 2", "substitution", {}, theta, 200_000),
         ("001-prop-E.5", "K = 2", "substitution", {q: 5}, theta, 200_000),
+        ("003-thm-3.7", "K+ = 1, K- = 1", "insert-remove", half, gaussian(1.0), 200_000),
     ]
 
 
