@@ -150,6 +150,15 @@ def test_every_setting_with_the_pattern_gets_the_same_numbers(capsys):
     assert "tight: 001 Thm. 3.6's three-point pattern" in out
 
 
+def test_a_partition_over_its_budget_moves_to_the_next_tolerance():
+    certificate = tp.certify_triangle(W, 2, 1.0, tolerances=((1e-3, 4), (1e-2, 6000)))
+    exact = tp.cached_certificate(W, 2, 1.0)
+    assert certificate.low <= exact.high and exact.low <= certificate.high
+    assert certificate.high <= certificate.low * (1 + 1e-2) * (1 + 1e-9)
+    with pytest.raises(RuntimeError, match="did not close within 4 boxes"):
+        tp.certify_triangle(W, 2, 1.0, tolerances=((1e-3, 4),))
+
+
 def test_a_certification_that_does_not_close_is_refused_clearly(monkeypatch):
     from otbound.errors import UnsupportedOperation
 
