@@ -271,3 +271,17 @@ def test_the_k32_group_curve_takes_well_under_a_second():
     for inserted in range(33):
         log_psi_curve(pair(Family.GAUSSIAN, 1.0, inserted, 32 - inserted, 0.2), APPENDIX_B)
     assert time.perf_counter() - start < 5.0
+
+
+@pytest.mark.parametrize("alpha", [1.5, 2.0, 8.0, 100.0])
+def test_an_outcome_impossible_under_p_has_an_exact_term(alpha):
+    """``p_i = 0 < q_i``: the loss is −∞ and the term ``q_i φ_α(0) = q_i (α − 1)`` is exact;
+    the value must be a finite upper bound on ``log Σ p_i^α q_i^{1−α}`` (it used to be refused
+    with an infinite error estimate)."""
+    p, q = [0.0, 0.3, 0.7], [0.2, 0.3, 0.5]
+    with mp.workdps(40):
+        exact = mp.log(sum(mp.mpf(a) ** alpha * mp.mpf(b) ** (1 - alpha)
+                           for a, b in zip(p, q) if a > 0))
+    (bound,) = log_psi_curve(FinitePair(np.array(p), np.array(q)), [alpha])
+    assert bound.value >= exact and bound.value - bound.error <= exact * (1 + 1e-12)
+    assert bound.error <= 1e-12 * abs(float(exact))

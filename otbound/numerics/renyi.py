@@ -184,8 +184,10 @@ def _finite(pair: FinitePair, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarra
     a = alphas[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         estimate = log_q + log_phi(a * np.ones(shape), np.broadcast_to(u, shape))
-        # log φ is within about one ulp of its magnitude (≤ α|u| + 1) for every branch of log_phi.
-        rounding = np.log1p(4 * EPS * (2 + a * np.abs(away) + np.abs(log_q) + u.size))
+        # log φ is within about one ulp of its magnitude (≤ α|u| + 1) for every branch of log_phi;
+        # a loss of −inf (p_i = 0) gives φ = α − 1 exactly.
+        size = np.where(np.isfinite(away), np.abs(away), 0.0)
+        rounding = np.log1p(4 * EPS * (2 + a * size + np.abs(log_q) + u.size))
         upper = log_q + log_phi(a * np.ones(shape), np.broadcast_to(away, shape)) + rounding
     value, _ = _log_psi_from_excess(log_sum_exp(estimate, axis=1), np.zeros(alphas.size))
     high, _ = _log_psi_from_excess(log_sum_exp(upper, axis=1), np.zeros(alphas.size))
