@@ -1,7 +1,8 @@
 """Sampling without replacement under substitution, Gaussian noise: ε(α) of one step by
 otbound's certified three-point solver (``tight``), by the relaxed pattern (``relaxed``: the
-y₂–y₄ constraint loosened, collinear opposite means), by otbound's ``agnostic`` method, and by
-Wang, Balle & Kasiviswanathan 2019 (Thm. 27) as dp_accounting computes it
+y₂–y₄ constraint loosened to 2, collinear opposite means: what otbound printed before), by
+otbound's ``agnostic`` method, and by Wang, Balle & Kasiviswanathan 2019 (Thm. 27) as
+dp_accounting computes it
 (``RdpAccountant(neighboring_relation=REPLACE_ONE)`` composing
 ``SampledWithoutReplacementDpEvent(N, q, GaussianDpEvent(σ))``), all measured in one run.
 
@@ -26,9 +27,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from otbound.engine.catalog import load_derivation
 from otbound.numerics import three_point as tp
-from otbound.numerics.derived import DerivedSetting, derive_bound
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.methods import rdp
 from otbound.numerics.settings import Subsampling
@@ -47,10 +46,10 @@ def wang_et_al(q: int, n: int, sigma: float, alphas: list[float]) -> np.ndarray:
 
 
 def relaxed(q: int, n: int, sigma: float, alphas: list[float]) -> list[float]:
-    """otbound's ``--derivation wor-group-substitution --param K=1``: the relaxed pattern."""
-    setting = DerivedSetting(derive_bound(load_derivation("wor-group-substitution").at({"K": 1})),
-                             {"q": q, "N": n})
-    return [b.value for b in rdp(setting, gaussian(sigma), "tight", alphas)]
+    """The relaxed pattern (``d(y₂, y₄) ≤ 2``, what otbound printed before the three-point
+    solver): its worst case, the collinear-opposite means, in ball arithmetic (upper end)."""
+    w = Fraction(q, n)
+    return [tp.triangle_log_psi_ball(tp.OPPOSITE, w, int(a), sigma)[1] / (a - 1) for a in alphas]
 
 
 def worst_name(triangle: tp.Triangle) -> str:

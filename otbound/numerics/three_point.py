@@ -22,11 +22,18 @@ in ``b``: by Stein's identity ``∂_b E[h(m + bz − b²/2)] = b E[h'' − h']``
 ``[a₀, a₁] × [b₀, b₁]`` the maximum is at most ``Ψ(a₁, b₁, ρ₀)`` with
 ``ρ₀ = max(−a₁b₁, (a₀² + b₀² − 1)/2)``, and the smallest feasible ``ρ`` is always the worst.
 
-:func:`certify_triangle` runs a branch-and-bound over ``(a, b) ∈ [0, 1]²`` with these box
-bounds, each evaluated in ball arithmetic (python-flint's ``acb.integral`` with a rigorous
-Gaussian tail bound): its upper end bounds the maximum rigorously (a proof by computation, for
-one ``(w, σ, α)``). :func:`search_triangles` is the numerical evidence in the original
-coordinates ``(a, b, θ)``.
+**Second-order box bound.** Every feasible ``ρ`` is ``≥ (a² + b² − 1)/2``, so no feasible
+configuration exceeds ``G(a, b) = Ψ(a, b, (a² + b² − 1)/2)``, a smooth function of ``(a, b)``;
+over a box, ``G ≤ G(p) + max(U(a₁ − p_a), L(a₀ − p_a)) + (likewise in b)`` for ``p`` in the
+box and ``[L, U]`` an enclosure of the partial derivative over the box (mean value theorem;
+:func:`surface_log_gradient` gives the derivatives). At large σ ``G`` is nearly flat and the
+derivatives are small, so this bound is tight where the corner bound is only first-order tight.
+
+:func:`certify_triangle` runs a branch-and-bound over ``(a, b) ∈ [0, 1]²`` with the smaller of
+these box bounds, each evaluated in ball arithmetic (python-flint's ``acb.integral`` with a
+rigorous Gaussian tail bound; for the derivatives, with ``a, b`` as balls spanning the box): its
+upper end bounds the maximum rigorously (a proof by computation, for one ``(w, σ, α)``).
+:func:`search_triangles` is the numerical evidence in the original coordinates ``(a, b, θ)``.
 Orders that are not integers are bounded by the next integer (``ε(α)`` never decreases in ``α``).
 
 :func:`recognise` finds the pattern in any derived bound's problem (reading ``w`` from its
@@ -38,8 +45,10 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from scipy.special import gammaln, logsumexp
@@ -233,6 +242,125 @@ def triangle_log_psi_ball(triangle: Triangle, w: Fraction, alpha: int,
         ctx.prec = old
 
 
+# --- the formula on the constraint surface, and its gradient --------------------------------
+
+def surface_rho(a: float, b: float) -> float:
+    """``(a² + b² − 1)/2`` (``|μ₂ − μ₄| = 1``), rounded down past its floating-point error
+    (``≤ 2⁻⁵⁰`` for ``a, b ∈ [0, 1]``): the formula decreases in ``ρ``, so its value there is an
+    upper bound for the exact surface point."""
+    return (a * a + b * b - 1) / 2 - 2.0 ** -48
+
+
+def surface_log_gradient(a: float, b: float, w: float, alpha: int,
+                         sigma: float) -> tuple[float, float, float]:
+    """``log G`` and its partial derivatives in ``a`` and ``b`` (units of the sensitivity), by
+    the fast evaluation, where ``G(a, b) = Ψ(a, b, (a² + b² − 1)/2)`` is the formula of
+    001 Thm. 3.6's pattern on the constraint surface.
+
+    In units of σ (``ρ = (a² + b² − σ⁻²)/2``), with ``c_k = C(α, k) (1 − w)^{α−k} w^k
+    e^{(k² − k) a²/2}`` and ``u_k = kρ + bz − b²/2``: ``∂_a G = a Σ_k c_k k ((k − 1) E[h(u_k)]
+    + E[h'(u_k)])`` and, by Stein's identity, ``∂_b G = b Σ_k c_k E[h''(u_k) + (k − 1)
+    h'(u_k)]``. With ``r = w e^u/(1 − w + w e^u) ∈ [0, 1]``: ``h' = (1 − α) r h`` and
+    ``h'' = h' + α(α − 1) r² h``."""
+    order = _check_order(alpha)
+    big_a, big_b = a / sigma, b / sigma
+    rho = (big_a * big_a + big_b * big_b - 1 / sigma ** 2) / 2
+    k = np.arange(order + 1.0)
+    log_c = _log_weights(order, k, w) + (k * k - k) * big_a * big_a / 2
+    log_e, first, second = _tilted_moments(k * rho - big_b * big_b / 2, big_b, order, w)
+    value = float(logsumexp(log_c + log_e))
+    p = np.exp(log_c + log_e - value)
+    d_a = big_a * float(np.sum(p * k * ((k - 1) + (1 - order) * first)))
+    d_b = big_b * float(np.sum(p * (k * (1 - order) * first
+                                    + order * (order - 1) * second)))
+    return value, d_a / sigma, d_b / sigma
+
+
+def _tilted_moments(shift: np.ndarray, b: float, order: int, w: float,
+                    half_width: float = 40.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per term: ``log E_z[h(shift + bz)]`` and the ratios ``E[r h]/E[h]``, ``E[r² h]/E[h]``
+    (the grid of :func:`_log_expectations`, fine step only)."""
+    log_w, log_rest = math.log(w), math.log1p(-w)
+    mode = _modes(shift, b, order, log_w - log_rest)
+    z = mode[:, None] + np.linspace(-half_width, half_width, _POINTS)[None, :]
+    log_v = log_w + shift[:, None] + b * z
+    log_d = np.logaddexp(log_rest, log_v)
+    log_f = -z * z / 2 - 0.5 * math.log(2 * math.pi) + (1 - order) * log_d
+    top = log_f.max(axis=1, keepdims=True)
+    mass = np.exp(log_f - top)
+    r = np.exp(log_v - log_d)
+    total = mass.sum(axis=1)
+    step = 2 * half_width / (_POINTS - 1)
+    return (np.log(total) + top[:, 0] + math.log(step),
+            (mass * r).sum(axis=1) / total, (mass * r * r).sum(axis=1) / total)
+
+
+_SLOPE_EVALUATIONS = 2000
+"""``acb.integral``'s evaluation limit for the gradient enclosures: on boxes too wide for ball
+parameters (their enclosures blow up) it gives up early with a non-finite ball (no bound)."""
+_SLOPE_BITS = 12
+"""The relative tolerance ``2^{−bits}`` asked of those integrals."""
+
+
+def surface_gradient_ball(a: tuple[float, float], b: tuple[float, float], w: Fraction,
+                          alpha: int, sigma: float, scale: float) -> tuple[Any, Any]:
+    """Rigorous enclosures (arb balls) of ``e^{−scale} ∂_a G`` and ``e^{−scale} ∂_b G``
+    (:func:`surface_log_gradient`'s formulas, units of the sensitivity) over the whole box
+    ``[a₀, a₁] × [b₀, b₁]``: the integrands are evaluated with ``a, b`` as balls spanning the box
+    (``acb.integral`` on ``[−L, L]``, rigorous for ball parameters), plus the Gaussian tail beyond
+    ``L``, bounded with ``h ≤ (1 − w)^{1−α}``, ``|h'| ≤ (α − 1)(1 − w)^{1−α}``,
+    ``r² h ≤ (1 − w)^{1−α}`` (as ``r ≤ 1``, ``1 − w + w e^u ≥ 1 − w``)."""
+    from flint import acb, arb, ctx
+
+    order = _check_order(alpha)
+    bits = 45 + max(0, math.ceil(-math.log2(max(abs(scale), 1e-300))))
+    old, ctx.prec = ctx.prec, bits + 40
+    try:
+        s = arb(sigma)
+        big_a = (arb(a[0]) / s).union(arb(a[1]) / s)
+        big_b = (arb(b[0]) / s).union(arb(b[1]) / s)
+        square_a, square_b, gap = big_a * big_a, big_b * big_b, 1 / (s * s)
+        w_ball = arb(w.numerator) / w.denominator
+        rest = 1 - w_ball
+        coefficients = [arb(math.comb(order, k)) * rest ** (order - k) * w_ball ** k
+                        * ((k * k - k) * square_a / 2 - arb(scale)).exp()
+                        for k in range(order + 1)]
+        # w e^{kρ − b²/2} with ρ = (a² + b² − σ⁻²)/2, written with b² once
+        shifts = [w_ball * ((k * (square_a - gap) + (k - 1) * square_b) / 2).exp()
+                  for k in range(order + 1)]
+        norm = 1 / (2 * arb.pi()).sqrt()
+        ceiling = rest ** (1 - order)
+        most_a = sum((c * k * (k + order) for k, c in enumerate(coefficients)), arb(0))
+        most_b = sum((c * (k + order) * (order - 1) for k, c in enumerate(coefficients)),
+                     arb(0))
+        most = (most_a + most_b) * ceiling
+        reach = math.sqrt(2 * (max(float(most.log().upper()), 0.0) + 2 * bits)) + 1
+        tail = (arb(reach) / arb(2).sqrt()).erfc()
+
+        def terms(z, slope_b: bool):
+            grow = (acb(big_b) * z).exp()
+            total = acb(0)
+            for k, (c, e) in enumerate(zip(coefficients, shifts)):
+                v = e * grow
+                h = (rest + v) ** (1 - order)
+                r = 1 / (1 + rest / v)
+                if slope_b:
+                    total += c * h * r * (k * (1 - order) + order * (order - 1) * r)
+                elif k:
+                    total += c * k * h * ((k - 1) + (1 - order) * r)
+            return total * (-z * z / 2).exp() * norm
+
+        tolerance = dict(rel_tol=arb(2) ** -_SLOPE_BITS, abs_tol=arb(2) ** -(bits + 20),
+                         eval_limit=_SLOPE_EVALUATIONS)
+        inner_a = acb.integral(lambda z, _: terms(z, False), -reach, reach, **tolerance).real
+        inner_b = acb.integral(lambda z, _: terms(z, True), -reach, reach, **tolerance).real
+        spread_a, spread_b = most_a * ceiling * tail, most_b * ceiling * tail
+        return (big_a / s * (inner_a + (-spread_a).union(spread_a)),
+                big_b / s * (inner_b + (-spread_b).union(spread_b)))
+    finally:
+        ctx.prec = old
+
+
 # --- certified branch-and-bound -------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -265,9 +393,10 @@ class _Box:
     b1: float
 
     def corner(self) -> Triangle:
-        """The (generally infeasible) point whose formula value bounds the whole box."""
+        """The (generally infeasible) point whose formula value bounds the whole box (``ρ₀``
+        rounded down past its floating-point error: the formula decreases in ``ρ``)."""
         return Triangle(self.a1, self.b1, max(-self.a1 * self.b1,
-                                              (self.a0 ** 2 + self.b0 ** 2 - 1) / 2))
+                                              (self.a0 ** 2 + self.b0 ** 2 - 1) / 2) - 2.0 ** -48)
 
     def halves(self) -> list["_Box"]:
         if self.a1 - self.a0 >= self.b1 - self.b0:
@@ -278,16 +407,19 @@ class _Box:
 
 
 TOLERANCES = ((1e-3, 3000), (1e-2, 6000))
-"""``(relative tolerance on log Ψ, box budget)`` tried in turn: at large σ the maximum is nearly
-flat along the constraint ``|μ₂ − μ₄| = 1`` and the box bound is only first-order tight there,
-so 1e-3 may need too many boxes (σ = 3, q/N = 0.01) while 1e-2 closes."""
+"""``(relative tolerance on log Ψ, box budget)`` tried in turn. At large σ the maximum is nearly
+flat along the constraint ``|μ₂ − μ₄| = 1``, where the corner bound is only first-order tight;
+with the mean-value bound 1e-3 closes there too (σ = 1–5, q/N = 0.01: ≤ 150 boxes), but
+1e-2 stays as a fallback (e.g. q/N near 1 at small σ, where neither bound is tight)."""
 
 
 def certify_triangle(w: Fraction, alpha: int, sigma: float,
                      tolerances=TOLERANCES) -> TriangleCertificate:
-    """Branch-and-bound over ``(a, b)``: boxes are split (guided by the fast evaluation) until
-    each box's bound is within the tolerance (relative, on ``log Ψ``) of the best feasible value;
-    then every leaf's bound is recomputed in ball arithmetic (split further where that fails).
+    """Branch-and-bound over ``(a, b)`` for 001 Thm. 3.6's pattern: boxes are split (guided by
+    the fast evaluation) until each box's bound is within the tolerance (relative, on ``log Ψ``)
+    of the best feasible value; then every leaf's bound is recomputed in ball arithmetic (split
+    further where that fails). A box's bound is the corner bound, or where that is above the
+    margin, the smaller of it and the mean-value bound (:func:`_mean_value_plan`).
     Each ``(tolerance, budget)`` of ``tolerances`` is tried in turn until the guided partition
     fits its budget. Returns the certified enclosure; raises ``RuntimeError`` when none does,
     or when the ball phase exceeds the budget."""
@@ -299,10 +431,38 @@ def certify_triangle(w: Fraction, alpha: int, sigma: float,
             for t in candidates if t.feasible(slack=0.0)}
     witness = max(lows, key=lows.get)
     low = lows[witness]
+    plans: dict[_Box, tuple[Triangle, float, float]] = {}
+    too_wide = math.inf   # the shortest longer side of a box whose gradient enclosure failed
+
+    def mean_value(box: _Box, value: Callable[[Triangle], float],
+                   lift: Callable[[float, float, float], float]) -> float:
+        """The mean-value bound on ``log Ψ`` over ``box`` (``value``: ``log`` of the formula at
+        a point, and ``lift``, fast or rigorous), or ``inf`` (not tried on boxes as wide as one
+        where the enclosure failed: a saving only)."""
+        nonlocal too_wide
+        side = max(box.a1 - box.a0, box.b1 - box.b0)
+        if box not in plans:
+            if side >= too_wide:
+                return math.inf
+            plans[box] = _mean_value_plan(box, w, order, sigma)
+        point, slack, scale = plans[box]
+        if not math.isfinite(slack):
+            too_wide = min(too_wide, side)
+            return math.inf
+        return lift(value(point), slack, scale)
+
     for tolerance, max_boxes in tolerances:
         target = low + tolerance * abs(low)
-        leaves = _partition(lambda box: _guide(box, w, order, sigma, (target - low) / 8),
-                            (low + target) / 2, max_boxes)
+        margin, resolution = (low + target) / 2, (target - low) / 8
+
+        def guide(box: _Box) -> float:
+            bound = _guide(box.corner(), w, order, sigma, resolution)
+            if bound <= margin:
+                return bound
+            return min(bound, mean_value(box, lambda p: _guide(p, w, order, sigma, resolution),
+                                         _lift))
+
+        leaves = _partition(guide, margin, max_boxes)
         if leaves is not None:
             break
     else:
@@ -312,6 +472,9 @@ def certify_triangle(w: Fraction, alpha: int, sigma: float,
         box = pending.pop()
         count += 1
         bound = triangle_log_psi_ball(box.corner(), w, order, sigma)[1]
+        if bound > margin:   # as tight as the guide (the certificate's width ≈ margin)
+            bound = min(bound, mean_value(box, lambda p: triangle_log_psi_ball(
+                p, w, order, sigma)[1], _lift_ball))
         if bound > target and count < max_boxes:
             pending.extend(box.halves())
             continue
@@ -321,13 +484,74 @@ def certify_triangle(w: Fraction, alpha: int, sigma: float,
     return TriangleCertificate(w, order, sigma, low, max(high, low), witness, count)
 
 
-def _guide(box: _Box, w: Fraction, order: int, sigma: float, resolution: float) -> float:
-    """The box's bound, by the fast evaluation unless its error estimate exceeds
-    ``resolution`` (tiny rates: ``log Ψ ≈ w²``), then by the ball one."""
-    value, error = triangle_log_psi(box.corner(), float(w), order, sigma)
+def _guide(point: Triangle, w: Fraction, order: int, sigma: float, resolution: float) -> float:
+    """``log`` of the formula at ``point``, by the fast evaluation unless its error estimate
+    exceeds ``resolution`` (tiny rates: ``log Ψ ≈ w²``), then by the ball one (upper ends)."""
+    value, error = triangle_log_psi(point, float(w), order, sigma)
     if error <= resolution:
         return value + error
-    return triangle_log_psi_ball(box.corner(), w, order, sigma)[1]
+    return triangle_log_psi_ball(point, w, order, sigma)[1]
+
+
+def _mean_value_plan(box: _Box, w: Fraction, order: int,
+                     sigma: float) -> tuple[Triangle, float, float]:
+    """The second-order (mean-value) box bound's ingredients ``(point, slack, scale)``: no
+    feasible configuration in ``box`` exceeds ``G(p) + e^{scale} slack``, with ``point`` the
+    surface point ``p`` (:func:`surface_rho`) and ``slack`` a double rounded up.
+
+    Lemma (001 Thm. 3.6's pattern, Gaussian). ``G(a, b) = Ψ(a, b, (a² + b² − 1)/2)``, the
+    formula on the surface ``|μ₂ − μ₄| = 1``, is defined and smooth for all real ``a, b``, and
+    every feasible ``ρ`` is ``≥ (a² + b² − 1)/2``; as the formula decreases in ``ρ``, no feasible
+    configuration with lengths ``(a, b)`` exceeds ``G(a, b)``, in any box (inside
+    ``a + b ≥ 1`` this is the worst case itself; below, ``G`` only overestimates). By the mean
+    value theorem, for ``x`` in the box and ``p`` in it, ``G(x) − G(p) = ∇G(ξ)·(x − p)``
+    with ``ξ`` in the box, so with ``∂_a G ∈ [L, U]`` over the box,
+    ``∂_a G(ξ)(x_a − p_a) ≤ max(U (a₁ − p_a), L (a₀ − p_a))`` (likewise in ``b``).
+    ``p_a`` minimises that: ``a₁`` when ``L ≥ 0`` (no slack: ``G`` increases), ``a₀`` when
+    ``U ≤ 0``, else where the two terms are equal. ``[L, U]`` is enclosed by
+    :func:`surface_gradient_ball`."""
+    corner = Triangle(box.a1, box.b1, surface_rho(box.a1, box.b1))
+    scale, _ = triangle_log_psi(corner, float(w), order, sigma)   # a normalisation only
+    slope_a, slope_b = surface_gradient_ball((box.a0, box.a1), (box.b0, box.b1), w, order,
+                                             sigma, scale)
+    point_a, slack_a = _best_point(box.a0, box.a1, slope_a)
+    point_b, slack_b = _best_point(box.b0, box.b1, slope_b)
+    slack = math.nextafter(slack_a + slack_b, math.inf)
+    return Triangle(point_a, point_b, surface_rho(point_a, point_b)), slack, scale
+
+
+def _best_point(low_end: float, high_end: float, slope: Any) -> tuple[float, float]:
+    """``p`` in ``[low_end, high_end]`` and an upper bound (double) of
+    ``max(U (high_end − p), L (low_end − p))`` for the enclosure ``slope ∋ [L, U]``."""
+    from flint import arb
+
+    low = math.nextafter(float(slope.lower()), -math.inf)
+    high = math.nextafter(float(slope.upper()), math.inf)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return high_end, math.inf
+    if low >= 0:
+        point = high_end
+    elif high <= 0:
+        point = low_end
+    else:
+        point = min(max((high * high_end - low * low_end) / (high - low), low_end), high_end)
+    terms = (arb(high) * (arb(high_end) - arb(point)), arb(low) * (arb(low_end) - arb(point)))
+    return point, max(math.nextafter(float(t.upper()), math.inf) for t in terms)
+
+
+def _lift(log_value: float, slack: float, scale: float) -> float:
+    """``log(e^{log_value} + e^{scale} slack)`` (the fast guide)."""
+    return log_value + math.log1p(slack * math.exp(scale - log_value))
+
+
+def _lift_ball(log_value: float, slack: float, scale: float) -> float:
+    """``log(e^{log_value} + e^{scale} slack)`` in ball arithmetic, rounded up."""
+    from flint import arb
+
+    if not math.isfinite(slack):
+        return math.inf
+    value = arb(log_value) + (arb(slack) * (arb(scale) - arb(log_value)).exp()).log1p()
+    return math.nextafter(float(value.upper()), math.inf)
 
 
 def _partition(bound, margin: float, max_boxes: int) -> list[_Box] | None:
