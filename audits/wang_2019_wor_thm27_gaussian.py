@@ -80,9 +80,10 @@ CLAIM = Claim(
     claimed=claimed,
     reference=reference,
     series=("batch_size", "dataset_size", "sigma"),
-    note="Same reference as wang-2019-wor-thm-9: the smaller of otbound's agnostic bound and "
-         "001 Thm. 3.6 with d(y2, y4) ≤ 1 relaxed (Gaussian maximum collinear, 001 Thm. H.12) "
-         "above; the exact divergence of f = L·1[a ∈ y] on x = {a} ∪ B, x' = {a'} ∪ B below. "
+    note="Same reference as wang-2019-wor-thm-9: the smaller of otbound's certified "
+         "three-point bound (001 Thm. 3.6 solved for the Gaussian, docs/wor_substitution.md) "
+         "and its agnostic bound above; the exact "
+         "divergence of f = L·1[a ∈ y] on x = {a} ∪ B, x' = {a'} ∪ B below. "
          "The formula was checked against the authors' autodp (compose_subsampled_mechanism "
          "with improved_bound_flag, which cites Thm. 27).",
 )

@@ -64,11 +64,13 @@ CLAIM = Claim(
     claimed=claimed,
     reference=reference,
     series=("batch_size", "dataset_size", "sigma"),
-    note="Upper end: the smaller of otbound's agnostic bound (001 Prop. E.2, itself Thm. 9's "
-         "weaker form) and 001 Thm. 3.6 with the constraint d(y2, y4) ≤ 1 relaxed, whose Gaussian "
-         "maximum is collinear (001 Thm. H.12). Lower end: the exact divergence of x = {a} ∪ B, "
-         "x' = {a'} ∪ B with f = L·1[a ∈ y] (the best of three such constructions). The formula "
-         "was checked against the authors' autodp (compose_subsampled_mechanism, Thm. 9 branch). "
-         "Where the relaxation is above the claim and the construction below it, the point is "
-         "undecided.",
+    note="Upper end: the smaller of otbound's agnostic bound (001 Prop. E.2, Thm. 9's "
+         "weaker form) and its certified three-point bound, the upper end of a rigorous "
+         "enclosure of the maximum of 001 Thm. 3.6's bound for the Gaussian "
+         "(docs/wor_substitution.md; each configuration μ₂, μ₄ of the pattern is attained by "
+         "the vector-valued f(y) = μ₂·1[a ∈ y] + μ₄·1[a' ∈ y]). Lower end: the exact divergence of "
+         "x = {a} ∪ B, x' = {a'} ∪ B with f = L·1[a ∈ y] (the best of three such "
+         "constructions). The formula was checked against the authors' autodp "
+         "(compose_subsampled_mechanism, Thm. 9 branch). Where the upper end is above the claim "
+         "and the construction below it, the point is undecided.",
 )

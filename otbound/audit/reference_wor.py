@@ -1,11 +1,11 @@
 """Sampling without replacement: an upper end for the Gaussian, and concrete constructions.
 
-otbound has no exact Gaussian solver for sampling without replacement under substitution
-(001 Thm. 3.6 for ``K = 1``, ``wor-group-substitution`` for ``K``-fold substitution): the
-constraint ``d(L_t, R_u) ≤ max(t, u)`` between the two mixtures is not the pattern of
-003 Thm. 3.7 that the solver recognises, so :func:`otbound.audit.references.subsampled` gives only
-the mechanism-agnostic bound (001 Prop. E.2 for ``K = 1``, Prop. E.5 for ``K > 1``). This module
-adds, for the Gaussian mechanism:
+For sampling without replacement under substitution, otbound's Gaussian solver handles
+``K = 1`` only, by the certified three-point solver (001 Thm. 3.6,
+:mod:`otbound.numerics.three_point`); for ``K``-fold substitution (``wor-group-substitution``)
+the constraint ``d(L_t, R_u) ≤ max(t, u)`` between the two mixtures is not a pattern it
+recognises, so :func:`otbound.audit.references.subsampled` gives only the mechanism-agnostic
+bound (001 Prop. E.5). This module adds, for the Gaussian mechanism:
 
 * **a relaxed upper end** (:func:`relaxed_substitution_log_psi`): keep the derived bound's
   weights and its constraints within each mixture (``d(L_t, L_u) ≤ |t − u|``,

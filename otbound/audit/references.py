@@ -26,7 +26,6 @@ def subsampled(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
                at: float) -> Reference:
     """otbound's value of ``ε(α)`` (``quantity`` RDP, ``at = α``) or ``δ(ε)`` (ADP) for the
     setting, with the worst case that attains it where the solver is tight."""
-    from otbound.numerics import three_point
     from otbound.numerics.methods import adp, rdp
 
     candidates = []
@@ -38,16 +37,17 @@ def subsampled(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
                            for pair, values in mechanism.worst_components(terms[0].problem)]
     except UnsupportedOperation:   # no tight solver: otbound's bound only
         candidates = []
-    if not candidates:
-        # the certified three-point solver takes seconds to minutes a point: the audit keeps the
-        # relaxed and agnostic bounds for sampling without replacement (as before it existed)
-        method = "agnostic" if three_point.applies(setting, mechanism) else "tight"
-        try:
-            value = (rdp if quantity is Quantity.RDP else adp)(setting, mechanism, method, [at])
-        except UnsupportedOperation:
-            method = "agnostic"
-            value = (rdp if quantity is Quantity.RDP else adp)(setting, mechanism, method, [at])
-        return Reference(value[0].value, None,
+    if not candidates:   # the smaller of otbound's sound bounds (tight: e.g. 001 Thm. 3.6's
+        evaluate = rdp if quantity is Quantity.RDP else adp   # certified three-point bound)
+        values = {}
+        for method in ("tight", "agnostic"):
+            try:
+                values[method] = evaluate(setting, mechanism, method, [at])[0].value
+            except UnsupportedOperation:
+                if method == "agnostic" and not values:
+                    raise
+        method = min(values, key=values.get)
+        return Reference(values[method], None,
                          f"otbound's {method} bound; no single worst-case construction")
     judged = [(_divergence(pair, quantity, at), pair, values, where)
               for pair, values, where in candidates]
