@@ -133,18 +133,26 @@ _POINTS = 8001
 """Nodes of the trapezoid rule per term."""
 
 
-def _log_expectations(shift: np.ndarray, b: float, order: int, w: float,
-                      half_width: float = 40.0) -> tuple[np.ndarray, np.ndarray]:
-    """``log E_z[h(shift + bz)]`` per term (fine and coarse grids). The log-integrand is
-    concave with curvature ≥ 1, so ``mode ± 40`` holds all but ``e^{−800}`` of it."""
-    step = 2 * half_width / (_POINTS - 1)
+def _log_expectations(shift: np.ndarray, b: float, order: int,
+                      w: float) -> tuple[np.ndarray, np.ndarray]:
+    """``log E_z[h(shift + bz)]`` per term (fine and coarse grids of :func:`_grid`)."""
+    _, _, log_f, step = _grid(shift, b, order, w)
+    return (logsumexp(log_f, axis=1) + math.log(step),
+            logsumexp(log_f[:, ::2], axis=1) + math.log(2 * step))
+
+
+def _grid(shift: np.ndarray, b: float, order: int, w: float, half_width: float = 40.0):
+    """The trapezoid grid in ``z`` around each term's mode, at ``u = shift + bz``:
+    ``log(w e^u)``, ``log(1 − w + w e^u)``, the log-integrand ``log φ(z) + (1 − α)
+    log(1 − w + w e^u)`` and the step. The log-integrand is concave with curvature ≥ 1, so
+    ``mode ± 40`` holds all but ``e^{−800}`` of it."""
     log_w, log_rest = math.log(w), math.log1p(-w)
     mode = _modes(shift, b, order, log_w - log_rest)
     z = mode[:, None] + np.linspace(-half_width, half_width, _POINTS)[None, :]
-    log_f = (-z * z / 2 - 0.5 * math.log(2 * math.pi)
-             + (1 - order) * np.logaddexp(log_rest, log_w + shift[:, None] + b * z))
-    return (logsumexp(log_f, axis=1) + math.log(step),
-            logsumexp(log_f[:, ::2], axis=1) + math.log(2 * step))
+    log_v = log_w + shift[:, None] + b * z
+    log_d = np.logaddexp(log_rest, log_v)
+    log_f = -z * z / 2 - 0.5 * math.log(2 * math.pi) + (1 - order) * log_d
+    return log_v, log_d, log_f, 2 * half_width / (_POINTS - 1)
 
 
 def _modes(shift: np.ndarray, b: float, order: int, log_odds: float) -> np.ndarray:
@@ -276,21 +284,15 @@ def surface_log_gradient(a: float, b: float, w: float, alpha: int,
     return value, d_a / sigma, d_b / sigma
 
 
-def _tilted_moments(shift: np.ndarray, b: float, order: int, w: float,
-                    half_width: float = 40.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _tilted_moments(shift: np.ndarray, b: float, order: int,
+                    w: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per term: ``log E_z[h(shift + bz)]`` and the ratios ``E[r h]/E[h]``, ``E[r² h]/E[h]``
-    (the grid of :func:`_log_expectations`, fine step only)."""
-    log_w, log_rest = math.log(w), math.log1p(-w)
-    mode = _modes(shift, b, order, log_w - log_rest)
-    z = mode[:, None] + np.linspace(-half_width, half_width, _POINTS)[None, :]
-    log_v = log_w + shift[:, None] + b * z
-    log_d = np.logaddexp(log_rest, log_v)
-    log_f = -z * z / 2 - 0.5 * math.log(2 * math.pi) + (1 - order) * log_d
+    (the fine grid of :func:`_grid`)."""
+    log_v, log_d, log_f, step = _grid(shift, b, order, w)
     top = log_f.max(axis=1, keepdims=True)
     mass = np.exp(log_f - top)
     r = np.exp(log_v - log_d)
     total = mass.sum(axis=1)
-    step = 2 * half_width / (_POINTS - 1)
     return (np.log(total) + top[:, 0] + math.log(step),
             (mass * r).sum(axis=1) / total, (mass * r * r).sum(axis=1) / total)
 
