@@ -43,7 +43,6 @@ from otbound.errors import UnsupportedOperation
 from otbound.numerics.pairs import Family, FinitePair, MixturePair
 from otbound.numerics.rounding import NumericBound
 
-INSTALL = "pip install 'otbound[certified]'"
 TARGET_BITS = 40
 """Relative width sought for every enclosure (about 1e-12; 2^{8−TARGET_BITS} is accepted)."""
 MAX_PRECISION = 4096
@@ -55,25 +54,16 @@ _CERTIFIED = contextvars.ContextVar("otbound_certified", default=False)
 
 
 def _flint():
-    """python-flint, imported on first use (the CLI's start-up must not load it)."""
-    try:
-        import flint
-    except ImportError as error:
-        raise UnsupportedOperation(
-            f"certified mode needs python-flint (rigorous ball arithmetic): {INSTALL}") from error
+    """python-flint (a core dependency), imported on first use: the CLI's start-up must not
+    load it."""
+    import flint
+
     return flint
-
-
-def require_flint() -> None:
-    """Raise :class:`UnsupportedOperation` naming the extra to install when flint is missing."""
-    _flint()
 
 
 @contextlib.contextmanager
 def certified_mode(enabled: bool = True) -> Iterator[None]:
     """Within this block, dominating pairs are evaluated by the certified functions."""
-    if enabled:
-        require_flint()
     token = _CERTIFIED.set(enabled)
     try:
         yield

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from otbound.errors import UnsupportedOperation
+from otbound.optional import optional_module
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -33,6 +34,7 @@ STYLES = ("-", "--", ":", "-.")
 MARKERS = ("o", "x", "+", "s", "^", "v")
 TITLE_CHARACTERS_PER_INCH = 14
 PANEL_SIZE = (5.2, 4.2)
+PURPOSE = "drawing plots"
 
 
 @dataclass(frozen=True)
@@ -87,13 +89,8 @@ def drawable(x: Sequence[float], y: Sequence[float], log_x: bool,
 
 
 def _matplotlib():
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise UnsupportedOperation("plots need matplotlib: pip install 'otbound[plots]'") \
-            from None
-    return Figure, FigureCanvasAgg
+    canvas = optional_module("matplotlib.backends.backend_agg", PURPOSE).FigureCanvasAgg
+    return optional_module("matplotlib.figure", PURPOSE).Figure, canvas
 
 
 def draw(chart: Chart) -> Figure:
@@ -161,7 +158,7 @@ _SYMBOLS = {"rate": "r", "group": "K", "insertions": "K₊", "removals": "K₋",
             "batch_size": "q", "dataset_size": "N", "substitutions": "substitutions",
             "sigma": "σ", "scale": "b", "theta": "θ", "sensitivity": "L",
             "max_batch": "B"}
-_LEFT_OUT = ("bound", "valid_for", "pairs")
+_LEFT_OUT = ("bound", "valid_for", "pairs", "distance_unit", "rate_from")
 """Setting entries too long for a title (they are in the text and JSON output)."""
 SHORT_VARIANT = 24
 """A derivation's variant label longer than this (characters) is left out of the title."""
