@@ -1,5 +1,10 @@
-"""001 Thm. F.3 (Schuchardt et al. 2024) as printed: the removal case of sampling without
-replacement under insertion/removal, with the intermediate bound's distance d_±(y1, y2) ≤ 1."""
+"""An intermediate step of the proof of 001 Thm. F.3 (Schuchardt et al. 2024), not the theorem.
+
+In the removal case the proof bounds ``Ψ_α(m_x ‖ m_{x'})``, after Cor. D.7, by
+``max Ψ_α((1 − q/N) b_{y1} + (q/N) b_{y2} ‖ b_{y3})`` s.t. ``d_±(y1, y2) ≤ 1``, ``y1 = y3``,
+``d_±(y2, y3) ≤ 2``. The printed distance ``d_±(y1, y2) ≤ 1`` is a slip: the coupling gives
+``d_±(y1, y2) = 2``, which the theorem's final statement uses. This entry audits the step as
+printed; the theorem's statement (distance 2) is otbound's derivation ``001-thm-F.3``."""
 
 import math
 
@@ -24,11 +29,12 @@ def claimed(point) -> float:
 
 CLAIM = Claim(
     name="schuchardt-2024-thm-f3-printed-distance",
-    title="001 Thm. F.3 as printed (d_±(y1, y2) ≤ 1), removal case, Gaussian mechanism",
+    title="Proof of 001 Thm. F.3, removal case: the intermediate bound as printed, with "
+          "d_±(y1, y2) ≤ 1 (the theorem itself states distance 2), Gaussian mechanism",
     citation="Schuchardt, Stoian, Kosmala & Günnemann 2024, Unified Mechanism-Specific "
              "Amplification by Subsampling and Group Privacy Amplification (ICML; seed 001), "
-             "App. F.3 (printed under 'E.3'), Thm. F.3, the bound after Cor. D.7 in the removal "
-             "case",
+             "App. F.3 (printed under 'E.3'), proof of Thm. F.3, removal case: the bound after "
+             "Cor. D.7",
     setting="sampling without replacement of q records (printed: 'Poisson', see docs/errata.md); "
             "x' = x \\ {a} with N = |x'|; Gaussian mechanism with sensitivity 1 under "
             "insertion/removal of batch elements, noise σ",

@@ -1,11 +1,14 @@
-"""001 Thm. G.1 (randomized response, Poisson group privacy) as printed, and corrected.
+"""001 Thm. G.1 (randomized response, Poisson group privacy) as printed.
 
 The printed reverse term is ``Σ_z |z − τ₁|^{α−1} / (Σ_i w_i |z − τ_i|)^{α−1}``; the reverse
 divergence ``Ψ_α(m_{x'} ‖ m_x)`` has ``|z − τ₁|^α`` in the numerator (docs/errata.md). Since
-``|z − τ₁| < 1``, the printed term is the larger: the slip makes the bound loose (at ``r = 0`` it
-claims ``log 2 / (α − 1)`` for identical distributions), never unsound. 001 Thm. G.2 states the
-same expression as attained; as printed that is false (it exceeds the exact value), which an audit
-of upper bounds does not judge.
+``τ₁ ∈ {θ, 1 − θ}`` with ``θ ∈ [0, 1]``, ``|z − τ₁| ≤ 1`` and so ``|z − τ₁|^{α−1} ≥
+|z − τ₁|^α``: the printed term is at or above the corrected one — equal at ``θ ∈ {0, 1}``
+(where ``|z − τ₁| ∈ {0, 1}``), above it for ``θ ∈ (0, 1)``. The slip can therefore make the
+bound loose (at ``r = 0`` it claims ``log 2 / (α − 1)`` for identical distributions), never
+unsound. 001 Thm. G.2 states the same expression as attained, which is false wherever the
+printed reverse term's maximum exceeds the forward term's: the entry
+``schuchardt-2024-thm-g2-printed`` judges that equality.
 """
 
 import itertools
@@ -53,6 +56,9 @@ CLAIM = Claim(
     claimed=lambda p: g1(p, reverse_power_offset=1),
     reference=group_of_one_kind,
     series=("theta", "r", "K"),
-    note="The printed exponent α − 1 enlarges the reverse term (|z − τ₁| < 1), so the claim is "
-         "sound but loose; 001 Thm. G.2 prints the same expression as attained, which is false.",
+    note="The printed exponent α − 1 puts the reverse term at or above the corrected one "
+         "(|z − τ₁| ≤ 1, with equality only at θ ∈ {0, 1}), so the claim is at or above the "
+         "exact value: equal to it where the forward term's maximum is at least the printed "
+         "reverse term's, above it elsewhere, never below. 001 Thm. G.2 prints the same "
+         "expression as attained (schuchardt-2024-thm-g2-printed).",
 )

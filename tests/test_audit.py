@@ -61,8 +61,46 @@ def test_entry_verdicts_and_ratios():
     assert entry((1.0, tight), (1.8, Reference(2.0, 1.5))).verdict is AuditVerdict.UNDECIDED
 
 
+def test_an_unsound_row_shows_its_smallest_ratio_and_where(tmp_path):
+    # issue 24, 7.1: the most damning point, not the least; ratios claim / construction
+    from otbound.audit.report import to_json, to_markdown, to_text
+
+    cases = {2.0: (0.9, Reference(None, 1.0, "w", lambda: 1.0)),     # ratio 0.9
+             3.0: (0.25, Reference(1.0, 0.5, "w", lambda: 0.5)),     # ratio 0.5 (upper: 0.25)
+             4.0: (0.25, Reference(2.0, 1.0, "w", lambda: 1.0)),     # ratio 0.25: the smallest
+             5.0: (3.0, Reference(1.0, 1.0))}                        # sound, ratio 3
+    claim = _claim(lambda p: cases[p["alpha"]][0], lambda p: cases[p["alpha"]][1],
+                   points=tuple({"alpha": a} for a in cases))
+    result = EntryResult(claim, tuple(judge_point(claim, p) for p in claim.points))
+    assert result.verdict is AuditVerdict.UNSOUND and result.largest_ratio == 3.0
+    assert result.smallest_ratio == (0.25, {"alpha": 4.0}) and result.witness.point == {
+        "alpha": 4.0}
+    row = next(line for line in to_text([result]).splitlines() if line.startswith("test "))
+    assert "smallest 0.25 at alpha = 4" in row and "largest" not in row
+    entry = to_json([result])["entries"][0]
+    assert entry["smallest_ratio"] == 0.25 and entry["smallest_ratio_at"] == {"alpha": 4.0}
+    markdown = to_markdown([result], {})
+    assert "| 1 sound, 3 unsound | smallest 0.25 at alpha = 4 | 0.25 |" in markdown
+    assert "smallest ratio claim / construction 0.25 at alpha = 4, median" in markdown
+    # entries that are not unsound keep their largest ratio
+    sound = EntryResult(claim, result.points[-1:])
+    assert sound.smallest_ratio is None and "largest 3" in to_text([sound])
+    assert to_json([sound])["entries"][0]["smallest_ratio_at"] is None
+
+
+def test_a_shown_smallest_ratio_is_rounded_up():
+    from otbound.audit.report import _rounded_up
+
+    for value in (1 / 3, 2 / 3, 0.28474451, 1.2345678e-7, 9.9999995e-5):
+        shown = _rounded_up(value)
+        assert float(shown) >= value and len(shown.replace(".", "").split("e")[0]) <= 7
+    assert _rounded_up(0.25) == "0.25" and _rounded_up(1 / 3) == "0.333334"
+
+
 def test_a_failing_formula_is_an_error_of_the_entry():
-    with pytest.raises(AuditFileError, match="fails at"):
+    with pytest.raises(AuditFileError, match=r"^audit entry 'test': its formula raised "
+                                             r"ValueError: math domain error at point "
+                                             r"\{'alpha': 2.0\}$"):
         judge_point(_claim(lambda p: math.log(-1.0), lambda p: Reference(1, 1)), {"alpha": 2.0})
 
 

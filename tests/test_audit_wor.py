@@ -229,6 +229,9 @@ def test_f3_as_printed_is_unsound_with_a_confirmed_witness():
     assert result.largest_ratio < 0.3
     witness = result.witness
     assert witness is not None and witness.confirmed > 1000 * witness.claimed
+    # the row shows the most damning point: the witness's ratio claim / construction
+    assert result.smallest_ratio == (witness.claimed / witness.lower, witness.point)
+    assert result.smallest_ratio[0] < 1e-3 < result.largest_ratio
     assert "f(y) = 2L·1[a ∈ y]" in witness.witness
     # the printed value is the solver's Gaussian worst case at distance 1 (001 Thm. H.4)
     from otbound.numerics.problems import NumericProblem, insert_remove_pattern
@@ -241,8 +244,32 @@ def test_f3_as_printed_is_unsound_with_a_confirmed_witness():
     assert printed_epsilon == pytest.approx(result.points[0].claimed, rel=1e-12)
 
 
-def test_e5_gaussian_remark_is_twice_the_exact_divergence():
+def test_e5_gaussian_remark_is_an_equality_twice_the_exact_divergence(capsys):
+    # issue 24, 7.2: the remark states an equality, so it is judged as attained: WRONG
     result = _judged("schuchardt_2024_prop_e5_gaussian_remark")
-    assert result.verdict is AuditVerdict.LOOSE and result.count("sound") == 18
+    assert result.claim.attained and result.verdict is AuditVerdict.WRONG
+    assert result.count("not attained") == len(result.points) == 36
     assert all(p.ratio == pytest.approx(2.0, rel=1e-12) for p in result.points)
     assert all(p.upper - p.lower <= 1e-9 * p.upper for p in result.points)
+    assert result.witness.status == "not attained" and "f(y) = L·|y ∩ g|" in result.witness.witness
+    # the formula as printed, exp(α(α − 1)k²C²/σ²), sensitivity C included
+    with mp.workdps(30):
+        for point in result.points:
+            alpha, k, c, sigma = (point.point[key] for key in ("alpha", "distance", "C", "sigma"))
+            printed = mp.exp(mp.mpf(alpha) * (alpha - 1) * k ** 2 * c ** 2 / sigma ** 2)
+            assert point.claimed == pytest.approx(float(mp.log(printed) / (alpha - 1)),
+                                                  rel=1e-14)
+    assert {point.point["C"] for point in result.points} == {1.0, 2.0}
+    from cli_runs import run_cli
+
+    code, out, _ = run_cli(capsys, "audit", "schuchardt-2024-prop-e5-gaussian-remark")
+    assert code == 1 and "claimed attained with" in out
+
+
+def test_the_f3_entry_says_it_audits_a_step_of_the_proof_not_the_theorem():
+    # issue 24, 7.3: the printed distance of an intermediate bound is unsound, not Thm. F.3
+    claim = load_claim_file(AUDITS / "schuchardt_2024_thm_f3_printed.py")
+    assert claim.title.startswith("Proof of 001 Thm. F.3, removal case: the intermediate bound")
+    assert "d_±(y1, y2) ≤ 1" in claim.title and "the theorem itself states distance 2" in (
+        claim.title)
+    assert "Thm. F.3 as printed" not in claim.title and "proof of Thm. F.3" in claim.citation

@@ -88,11 +88,18 @@ class Claim:
     attained: bool = False
     """The paper states the value as attained (an equality, such as 001 Thm. G.2), not only as
     an upper bound: a claim above an exact (tight) reference is then wrong, not merely loose."""
+    path: str | None = field(default=None, compare=False)
+    """The entry file that defines the claim (set when it is loaded from one)."""
 
     def __post_init__(self) -> None:
-        if not self.name or any(c.isspace() for c in self.name):
+        if not isinstance(self.name, str) or not self.name or any(c.isspace() for c in self.name):
             raise InvalidSpecification(f"a claim's name must be one word, got {self.name!r}",
                                        parameter="name")
+        for role in ("claimed", "reference"):
+            if not callable(getattr(self, role)):
+                raise InvalidSpecification(
+                    f"claim {self.name}: {role} must be a function of the point, got "
+                    f"{getattr(self, role)!r}", parameter=role)
         if not isinstance(self.quantity, Quantity):
             raise InvalidSpecification(f"quantity must be a Quantity, got {self.quantity!r}",
                                        parameter="quantity")
@@ -109,6 +116,11 @@ class Claim:
                     raise InvalidSpecification(f"claim {self.name}: parameter {key} must be a "
                                                f"finite number, got {value!r}",
                                                parameter="points")
+
+    @property
+    def where(self) -> str:
+        """The entry's name, and its file where known (for messages)."""
+        return f"audit entry {self.name!r}" + (f" ({self.path})" if self.path else "")
 
 
 def grid(**axes) -> tuple[dict, ...]:

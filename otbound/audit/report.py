@@ -10,13 +10,23 @@ import math
 from pathlib import Path
 
 from otbound.audit.verdict import AuditVerdict, EntryResult, PointResult
+from otbound.optional import optional_module
 
-_HEADER = ("entry", "bounds", "verdict", "points", "largest ratio", "median ratio")
+_HEADER = ("entry", "bounds", "verdict", "points", "ratio", "median ratio")
 STATUSES = ("tight", "sound", "undecided", "unsound", "not attained")
 
 
 def _number(value: float | None) -> str:
     return "—" if value is None else f"{value:.6g}"
+
+
+def _rounded_up(value: float) -> str:
+    """``value`` to 6 significant digits, rounded up: a claim shown at a fraction of a
+    construction is never further below it than proved."""
+    text = f"{value:.6g}"
+    if not math.isfinite(value) or float(text) >= value:
+        return text
+    return f"{float(text) + 10.0 ** (math.floor(math.log10(abs(value))) - 5):.6g}"
 
 
 def _point(point: dict) -> str:
@@ -29,8 +39,17 @@ def _counts(result: EntryResult) -> str:
 
 
 def _rows(results: list[EntryResult]) -> list[tuple[str, ...]]:
-    return [(r.claim.name, r.claim.quantity.symbol, r.verdict.value, _counts(r),
-             _number(r.largest_ratio), _number(r.median_ratio)) for r in results]
+    return [(r.claim.name, r.claim.quantity.symbol, r.verdict.value, _counts(r), _ratio(r),
+             _number(r.median_ratio)) for r in results]
+
+
+def _ratio(result: EntryResult) -> str:
+    """The row's ratio: for an unsound entry the smallest ``claim / construction`` and where
+    it occurs (its most damning point); otherwise the largest ``claim / bound``."""
+    if result.smallest_ratio is not None:
+        ratio, point = result.smallest_ratio
+        return f"smallest {_rounded_up(ratio)} at {_point(point)}"
+    return "—" if result.largest_ratio is None else f"largest {result.largest_ratio:.6g}"
 
 
 def _witness_lines(result: EntryResult) -> list[str]:
@@ -74,12 +93,14 @@ def to_json(results: list[EntryResult]) -> dict:
 
 
 def _entry_json(result: EntryResult) -> dict:
-    claim, witness = result.claim, result.witness
+    claim, witness, smallest = result.claim, result.witness, result.smallest_ratio
     return {"name": claim.name, "title": claim.title, "citation": claim.citation,
             "setting": claim.setting, "domain": claim.domain, "quantity": claim.quantity.value,
             "note": claim.note or None, "verdict": result.verdict.value,
             "counts": {s: result.count(s) for s in STATUSES},
             "largest_ratio": result.largest_ratio, "median_ratio": result.median_ratio,
+            "smallest_ratio": None if smallest is None else smallest[0],
+            "smallest_ratio_at": None if smallest is None else smallest[1],
             "witness": None if witness is None else _point_json(witness),
             "points": [_point_json(p) for p in result.points]}
 
@@ -99,7 +120,9 @@ def to_markdown(results: list[EntryResult], plots: dict[str, str]) -> str:
              "ratio to the exact value), **UNSOUND** (a concrete construction exceeds the "
              "claim; its divergence is confirmed by the high-precision oracle), **WRONG** (a value "
              "stated as attained lies above the exact value), **undecided** "
-             "(the claim lies between what otbound can prove and what it can construct).", "",
+             "(the claim lies between what otbound can prove and what it can construct). The "
+             "ratio column gives the largest ratio claim / otbound's bound, and for an UNSOUND "
+             "entry the smallest ratio claim / construction and the point where it occurs.", "",
              "| " + " | ".join(_HEADER) + " |", "|" + "---|" * len(_HEADER)]
     lines += ["| " + " | ".join(row) + " |" for row in _rows(results)]
     for result in results:
@@ -108,8 +131,8 @@ def to_markdown(results: list[EntryResult], plots: dict[str, str]) -> str:
                   f"- **Citation:** {claim.citation}", f"- **Setting:** {claim.setting}",
                   f"- **Claimed domain:** {claim.domain}",
                   f"- **Verdict:** {result.verdict.value} ({_counts(result)} of "
-                  f"{len(result.points)} points); largest ratio {_number(result.largest_ratio)},"
-                  f" median {_number(result.median_ratio)}"]
+                  f"{len(result.points)} points); {_ratio_words(result)}, median "
+                  f"{_number(result.median_ratio)}"]
         if claim.note:
             lines.append(f"- **Note:** {claim.note}")
         if result.witness is not None:
@@ -126,11 +149,17 @@ def to_markdown(results: list[EntryResult], plots: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _ratio_words(result: EntryResult) -> str:
+    if result.smallest_ratio is not None:
+        ratio, point = result.smallest_ratio
+        return f"smallest ratio claim / construction {_rounded_up(ratio)} at {_point(point)}"
+    return f"largest ratio {_number(result.largest_ratio)}"
+
+
 def plot(result: EntryResult, path: Path) -> None:
     """Claimed against otbound's bound (and the construction, where it differs) over the
     entry's axis, one line per combination of the other parameters."""
-    import matplotlib
-
+    matplotlib = optional_module("matplotlib", "the audit's plots (--markdown)")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

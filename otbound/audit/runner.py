@@ -4,6 +4,10 @@ A task is one point of one entry, named by the entry file's path and the point's
 it can run anywhere the file can be read: in this process (``workers=1``), in local processes
 (the default, one per core), or on a Dask distributed cluster (``scheduler=ADDRESS``, or a
 ``distributed.Client``; the optional extra ``otbound[dask]``).
+
+An entry's error (:class:`~otbound.errors.AuditFileError`, raised where the point runs:
+:func:`otbound.audit.verdict.judge_point`) is a plain exception with its message, so it comes
+back from a worker process or a Dask worker as it is, and stops the run.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from typing import Callable, Iterable
 from otbound.audit.catalog import load_claim_file
 from otbound.audit.claims import Claim
 from otbound.audit.verdict import EntryResult, PointResult, judge_point
-from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.errors import InvalidSpecification
+from otbound.optional import optional_module
 
 Task = tuple[str, int]
 
@@ -73,17 +78,18 @@ def _map(tasks: list[Task], workers: int | None, scheduler) -> Iterable[PointRes
 
 
 def _in_processes(tasks: list[Task], workers: int, context) -> Iterable[PointResult]:
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    """The tasks in local processes. A task that fails (an entry's error, carried back with its
+    message) cancels the tasks not yet started, so the error is reported at once."""
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    try:
         yield from pool.map(judge_task, tasks, chunksize=max(1, len(tasks) // (4 * workers)))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _on_dask(tasks: list[Task], scheduler) -> list[PointResult]:
     """The tasks on a Dask cluster: ``scheduler`` is its address or a ``distributed.Client``."""
-    try:
-        from distributed import Client
-    except ImportError:
-        raise UnsupportedOperation("--scheduler needs Dask distributed: pip install "
-                                   "'otbound[dask]'") from None
+    Client = optional_module("distributed", "running on a Dask cluster").Client
     client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
     try:
         return client.gather(client.map(judge_task, tasks, pure=False))

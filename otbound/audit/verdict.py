@@ -15,7 +15,9 @@ At a point, with the reference's bracket ``[lower, upper]`` around the exact val
 
 Over the grid: unsound if any point is, else wrong if any point is not attained, else undecided
 if any point is, else tight if every point is, else sound but loose, with the largest and median
-ratio ``claim / upper``. Unsound and wrong entries are failures (``otbound audit`` exits 1).
+ratio ``claim / upper``; an unsound entry is shown with its smallest ratio ``claim / lower`` (claim
+over construction) and the point where it occurs. Unsound and wrong entries are failures
+(``otbound audit`` exits 1).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import statistics
 from dataclasses import dataclass
 from enum import Enum
 
+from otbound.audit.blame import call_entry
 from otbound.audit.claims import Claim, Point, Reference
 from otbound.errors import AuditFileError, UnsupportedOperation
 
@@ -69,35 +72,68 @@ class PointResult:
             return 1.0 if self.claimed <= ABSOLUTE else math.inf
         return self.claimed / self.upper
 
+    @property
+    def construction_ratio(self) -> float | None:
+        """``claim / lower``: the claim against the construction's divergence (its computed
+        value less its error), ``None`` without a lower end. Below 1 at an unsound point; the
+        lower end, not ``upper``, so that the shortfall shown is one the construction proves."""
+        if self.lower is None:
+            return None
+        return self.claimed / max(self.lower, ABSOLUTE)
+
 
 def judge_point(claim: Claim, point: Point) -> PointResult:
-    """Evaluate the claim and the reference at ``point`` and compare them."""
+    """Evaluate the claim and the reference at ``point`` and compare them.
+
+    The entry's callables are user code: whatever they raise is an :class:`AuditFileError`
+    naming the entry, the point and the failure, unless otbound's own reference code raised it
+    (:mod:`otbound.audit.blame`)."""
+    claimed = _number(claim, "its formula", point,
+                      call_entry(claim, "its formula", point, claim.claimed, point))
     try:
-        claimed = float(claim.claimed(point))
-    except (ArithmeticError, ValueError) as error:
-        raise AuditFileError(f"audit entry {claim.name}: the claimed formula fails at "
-                             f"{dict(point)}: {type(error).__name__}: {error}") from error
-    if math.isnan(claimed):
-        raise AuditFileError(f"audit entry {claim.name}: the claimed formula is NaN at "
-                             f"{dict(point)}")
-    try:
-        reference = claim.reference(point)
+        reference = call_entry(claim, "its reference", point, claim.reference, point,
+                               passes=(UnsupportedOperation,))
     except UnsupportedOperation as error:
         return PointResult(dict(point), claimed, None, None, "undecided",
                            f"otbound has no reference here: {error}")
+    if not isinstance(reference, Reference):
+        raise AuditFileError(f"{claim.where}: its reference returned "
+                             f"{type(reference).__name__}, not an otbound Reference, at point "
+                             f"{dict(point)}")
     status = _status(claimed, reference)
     if claim.attained and status == "sound" and reference.tight:
         return PointResult(dict(point), claimed, reference.upper, reference.lower,
                            "not attained", reference.witness)
     if status != "unsound":
         return PointResult(dict(point), claimed, reference.upper, reference.lower, status)
-    confirmed = reference.confirm() if reference.confirm is not None else None
+    confirmed = _confirmed(claim, point, reference)
     if confirmed is not None and not _below(claimed, confirmed):
         return PointResult(dict(point), claimed, reference.upper, reference.lower, "undecided",
                            f"the fast lower end {reference.lower:.12g} is above the claim, but "
                            f"the high-precision oracle gives {confirmed:.12g}", confirmed)
     return PointResult(dict(point), claimed, reference.upper, reference.lower, "unsound",
                        reference.witness, confirmed)
+
+
+def _confirmed(claim: Claim, point: Point, reference: Reference) -> float | None:
+    """The witness's divergence by the reference's independent evaluation, if it has one."""
+    if reference.confirm is None:
+        return None
+    what = "its reference's confirmation"
+    value = call_entry(claim, what, point, reference.confirm)
+    return _number(claim, what, point, value, nan=True)   # NaN confirms nothing: undecided
+
+
+def _number(claim: Claim, what: str, point: Point, value, nan: bool = False) -> float:
+    """``value`` (what an entry's callable returned) as a float; NaN only if ``nan``."""
+    try:
+        number = None if isinstance(value, (str, bytes)) else float(value)
+    except (TypeError, ValueError, OverflowError):
+        number = None
+    if number is None or (math.isnan(number) and not nan):
+        raise AuditFileError(f"{claim.where}: {what} gave {value!r}, not a number, at point "
+                             f"{dict(point)}")
+    return number
 
 
 def _status(claimed: float, reference: Reference) -> str:
@@ -148,12 +184,24 @@ class EntryResult:
         return statistics.median(self.ratios) if self.ratios else None
 
     @property
+    def smallest_ratio(self) -> tuple[float, dict] | None:
+        """For an unsound entry, the smallest ratio ``claim / construction``
+        (:attr:`PointResult.construction_ratio`) over its unsound points and the point where it
+        occurs (the witness's): the most damning point, not the least. ``None`` for any other
+        entry."""
+        witness = self.witness
+        if witness is None or witness.status != "unsound":
+            return None
+        return witness.construction_ratio, witness.point
+
+    @property
     def witness(self) -> PointResult | None:
-        """The unsound point where the claim falls furthest below the construction (or, for a
-        wrong equality, the point where it exceeds the exact value most)."""
+        """The unsound point where the claim falls furthest below the construction (the point
+        of :attr:`smallest_ratio`), or, for a wrong equality, the point where it exceeds the
+        exact value most."""
         unsound = [p for p in self.points if p.status == "unsound"]
         if unsound:
-            return min(unsound, key=lambda p: p.claimed / max(p.lower, ABSOLUTE))
+            return min(unsound, key=lambda p: p.construction_ratio)
         wrong = [p for p in self.points if p.status == "not attained"]
         return max(wrong, key=lambda p: p.ratio or 0.0, default=None)
 
