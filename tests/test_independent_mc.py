@@ -149,6 +149,37 @@ def test_verify_reports_the_rows_with_their_interval_width(capsys):
                      r"randomized-response\): interval \[[-0-9.e]+, [-0-9.e]+\], width ", out)
 
 
+def test_uninformative_rows_are_counted_apart_from_passes_and_do_not_fail(capsys):
+    """With 300 draws the independent row is uninformative (so are the old Gaussian and Laplace
+    rows): the summary counts them apart, says what they mean, and the exit code stays 0."""
+    code, out, _ = run_cli(capsys, "verify", "001-thm-3.6", "--samples", "10", "--mc-draws",
+                           "300", "--json")
+    report = json.loads(out)
+    verdicts = [c["verdict"] for c in report["checks"]]
+    uninformative = verdicts.count(UNINFORMATIVE)
+    independent = [c for c in report["checks"] if c["check"] == "independent Monte Carlo δ(ε)"]
+    assert code == 0 and report["passed"] is True
+    assert independent and all(c["verdict"] == UNINFORMATIVE for c in independent)
+    assert report["counts"] == {"passed": len(verdicts) - uninformative,
+                                "uninformative": uninformative, "failed": 0,
+                                "total": len(verdicts)}
+    assert "0.95 × bound" in report["uninformative_means"]
+    code, out, _ = run_cli(capsys, "verify", "001-thm-3.6", "--samples", "10", "--mc-draws",
+                           "300")
+    table = [line.split()[-1] for line in out.splitlines()
+             if line.startswith(("soundness", "Monte Carlo", "independent", "tightness",
+                                 "published statement ", "published soundness"))
+             and "  " in line]
+    counts = re.search(r"^(\d+) passed, (\d+) uninformative \(.+\), (\d+) failed, of (\d+) "
+                       r"checks", out, re.M)
+    assert code == 0 and counts, out
+    assert [int(n) for n in counts.groups()] == [len(table) - uninformative, uninformative, 0,
+                                                 len(table)]
+    assert table.count(UNINFORMATIVE) == uninformative >= len(independent)
+    assert re.search(r"^uninformative: a Monte Carlo row whose confidence interval cannot "
+                     r"refute the bound: its lower end is not above 0.95 × bound", out, re.M)
+
+
 @pytest.mark.parametrize("draws", ["1", "10000001"])
 def test_verify_refuses_draws_out_of_range(capsys, draws):
     code, _, err = run_cli(capsys, "verify", "001-thm-3.6", "--mc-draws", draws)

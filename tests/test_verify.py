@@ -17,9 +17,10 @@ from otbound.engine.derivation import check_case
 from otbound.engine.symbols import q, r
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
 from otbound.verify import divergence
-from otbound.verify.checks import (Instance, check_mutations, check_tightness, random_function,
-                                   worst_function)
-from otbound.verify.runner import instances, verify_derivation
+from otbound.verify.checks import (TRIVIAL_MEANING, UNINFORMATIVE_MEANING, Finding, Instance,
+                                   SearchTally, check_mutations, check_soundness, check_tightness,
+                                   random_function, search_soundness, worst_function)
+from otbound.verify.runner import VerifyReport, instances, verify_derivation
 
 CLAIMS = [("001-thm-3.6", "randomized-response"),   # 001 Thm. 3.7 / F.1
           ("001-thm-4.1", "randomized-response"),   # 001 Thm. G.1 / G.2
@@ -64,6 +65,8 @@ def test_every_derivation_passes_verification(path, derivation, record_property)
     print(f"{derivation.name}: {report.soundness_cases} cases, worst ratio {report.worst_ratio:.9f}")
     assert report.passed, report.to_text()
     assert report.soundness_cases >= 2000 and report.worst_ratio <= 1 + 1e-9
+    # the largest ratio is over non-trivial comparisons: its bound is above 0
+    assert float(report.worst_at.rsplit(" vs ", 1)[1]) > 0, report.worst_at
 
 
 @pytest.mark.slow
@@ -157,3 +160,103 @@ def test_printed_distance_of_f3_is_unsound_for_the_gaussian_mechanism():
     corrected = instance.bound_log_psi(mechanism, [alpha])[0]
     assert abs(exact - corrected) <= 1e-10 * corrected
     assert log_psi(printed_pair, alpha).value < 0.9 * exact
+
+
+# --- trivial comparisons and uninformative rows in the report (issue 24) -------------------------
+
+RR = RandomizedResponse(0.75)
+
+
+@lru_cache(maxsize=None)
+def _wor_substitution() -> Instance:
+    """001 Thm. 3.6 at N = 6, q = 3: with randomized response (θ = 3/4, privacy loss at most
+    log 3 < 2) its bound is δ(2) = 0 exactly, so every comparison at ε = 2 is trivial."""
+    (instance,) = instances(load_derivation("001-thm-3.6"), 6)
+    return instance
+
+
+def test_trivial_comparisons_are_counted_and_left_out_of_the_largest_ratio():
+    instance = _wor_substitution()
+    assert instance.bound_delta(RR, [2.0])[0] == 0 and instance.bound_log_psi(RR, [2.0])[0] > 0
+
+    def search(alphas, epsilons):
+        return search_soundness(instance, RR, 20, np.random.default_rng(0), alphas, epsilons)
+
+    rdp, both, trivial_only = search((2.0,), ()), search((2.0,), (2.0,)), search((), (2.0,))
+    assert rdp.trivial == 0 and 0 < rdp.largest < 0.99   # the search did not reach the bound
+    assert (both.comparisons, both.trivial) == (40, 20)
+    assert both.largest == rdp.largest and both.where.startswith("RDP α = 2.0")
+    assert (trivial_only.comparisons, trivial_only.trivial) == (20, 20)
+    assert trivial_only.largest is None and trivial_only.worst == 0.0
+
+
+def test_a_trivial_comparison_with_a_divergence_above_zero_still_fails(monkeypatch):
+    # A bound claiming δ(0) = 0 (trivial) where the real δ(0) > 0: left out of the largest
+    # ratio, but the row is UNSOUND.
+    # (two cases: the same two functions as the search at α = 2 alone, whose ratios are < 1)
+    instance = _wor_substitution()
+    rdp = check_soundness(instance, RR, 2, np.random.default_rng(0), (2.0,), ())
+    monkeypatch.setattr(instance, "bound_delta", lambda mechanism, epsilons: np.zeros(1))
+    row = check_soundness(instance, RR, 2, np.random.default_rng(0), (2.0,), (0.0,))
+    assert row.verdict == "UNSOUND" and not row.passed and row.observed == float("inf")
+    assert row.search == SearchTally(4, 2, rdp.search.largest, rdp.search.where)
+    assert "ADP ε = 0.0" in row.witness and row.search.largest < 1
+
+
+def _row(check: str, verdict: str, observed: float = 0.5, search=None, **parameters) -> Finding:
+    return Finding(check, {"variant": "K = 1", "case": "removal", **parameters}, 1.0, observed,
+                   verdict, search=search)
+
+
+def _report(*findings: Finding) -> VerifyReport:
+    return VerifyReport(load_derivation("001-thm-3.6"), findings, (), 1.0)
+
+
+def test_the_report_gives_the_largest_nontrivial_ratio_and_counts_uninformative_rows_apart():
+    searches = (
+        _row("soundness search", "sound", 0.75, SearchTally(12, 3, 0.75, "RDP α = 2.0: 3 vs 4"),
+             mechanism="gaussian", cases=3),
+        _row("soundness search", "sound", 0.0, SearchTally(12, 12, None), mechanism="rr", cases=3),
+        # a trivial comparison above 0: UNSOUND (ratio ∞), whatever the non-trivial ratios
+        _row("soundness search", "UNSOUND", float("inf"),
+             SearchTally(12, 3, 0.5, "RDP α = 8.0: 1 vs 2"), mechanism="laplace", cases=3),
+        _row("published soundness search", "sound", 0.9, SearchTally(4, 0, 0.9, "x"),
+             mechanism="gaussian", cases=1))
+    monte_carlo = (_row("Monte Carlo ADP", "consistent"), _row("Monte Carlo ADP", "uninformative"),
+                   _row("independent Monte Carlo δ(ε)", "uninformative"),
+                   _row("independent Monte Carlo δ(ε)", "uninformative"))
+    report = _report(*searches, *monte_carlo)
+    assert report.counts == {"passed": 4, "uninformative": 3, "failed": 1} and not report.passed
+    assert report.worst_ratio == 0.75 and report.worst_at == "K = 1, removal, gaussian; RDP α = " \
+                                                            "2.0: 3 vs 4"
+    assert (report.soundness_cases, report.soundness_comparisons,
+            report.trivial_comparisons) == (9, 36, 18)
+    *_, ratio, counts, trivial, uninformative = report.to_text().splitlines()
+    assert ratio == ("9 soundness cases, 36 comparisons of a divergence with its bound, 18 "
+                     "trivial; largest ratio divergence/bound over the other 18: 0.750000000 "
+                     "(K = 1, removal, gaussian; RDP α = 2.0: 3 vs 4)")
+    assert counts.startswith("4 passed, 3 uninformative (") and counts.endswith(
+        "), 1 failed, of 8 checks [1.0 s]")
+    assert (trivial, uninformative) == (f"trivial: {TRIVIAL_MEANING}",
+                                        f"uninformative: {UNINFORMATIVE_MEANING}")
+    result = report.to_json()
+    assert result["counts"] == {"passed": 4, "uninformative": 3, "failed": 1, "total": 8}
+    assert (result["worst_soundness_ratio"], result["trivial_soundness_comparisons"],
+            result["soundness_comparisons"]) == (0.75, 18, 36)
+    assert result["uninformative_means"] == UNINFORMATIVE_MEANING
+    assert result["checks"][2]["largest_nontrivial_ratio"] == 0.5
+    assert json.loads(json.dumps(result)) == result
+
+
+def test_uninformative_rows_alone_do_not_fail_and_a_report_without_ratio_says_so():
+    report = _report(_row("soundness search", "sound", 0.0, SearchTally(4, 4, None), cases=1),
+                     _row("independent Monte Carlo δ(ε)", "uninformative"))
+    assert report.passed and report.counts == {"passed": 1, "uninformative": 1, "failed": 0}
+    assert report.worst_ratio is None and report.to_json()["worst_soundness_ratio"] is None
+    lines = report.to_text().splitlines()
+    assert lines[-4] == ("1 soundness cases, 4 comparisons of a divergence with its bound, 4 "
+                         "trivial; no non-trivial comparison, so no largest ratio "
+                         "divergence/bound")
+    assert lines[-3].startswith("1 passed, 1 uninformative (")
+    assert not any(line.startswith("trivial:") for line in _report(
+        _row("Monte Carlo ADP", "uninformative")).to_text().splitlines())

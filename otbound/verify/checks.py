@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Callable, Sequence
 
@@ -48,6 +48,20 @@ from otbound.verify.functions import LipschitzFunction, TableFunction
 RELATIVE_TOLERANCE = 1e-9
 """How far an exact divergence may exceed its bound before it counts as a violation."""
 TIGHTNESS_TOLERANCE = 1e-10
+UNINFORMATIVE_MEANING = (
+    "a Monte Carlo row whose confidence interval cannot refute the bound: its lower end is not "
+    "above 0.95 × bound (for the \"Monte Carlo\" rows also: or the interval is wider than ±5 % "
+    "of the bound), so even the bound lowered by 5 % would have passed. Not a failure (the "
+    "interval does not lie above the bound), but no evidence for the bound either: too few "
+    "draws, a function that does not attain the bound, or a bound of 0 (δ(ε) = 0, with nothing "
+    "below it to catch)")
+"""What the verdict ``uninformative`` of a Monte Carlo row means (the reports print it)."""
+TRIVIAL_MEANING = (
+    "a comparison where the bound is the divergence's least possible value (δ(ε) = 0, or ε_α = "
+    "0, i.e. Ψ_α = 1): only a divergence at that value is sound there, so it is still checked "
+    "(anything above fails), but its ratio divergence/bound (0/0) measures nothing and is left "
+    "out of the largest ratio")
+"""What a ``trivial`` comparison of the soundness search is (see :func:`trivial`)."""
 
 
 @dataclass
@@ -174,6 +188,34 @@ def exactly_solvable(problem: NumericProblem, mechanism: Mechanism) -> bool:
     return True
 
 
+def trivial(bound: float) -> bool:
+    """Whether a comparison with ``bound`` (ε_α = log Ψ_α / (α − 1), or δ(ε)) is *trivial*: the
+    bound is at (or, by rounding, below) the least value the divergence can take, 0 — Ψ_α = 1 or
+    δ(ε) = 0. Every divergence is ≥ 0, so the only sound value there is 0 itself: the comparison
+    is still made (a divergence above 0 fails it), but a ratio divergence/bound is 0/0 and says
+    nothing about how close to the bound the search came."""
+    return bound <= 0
+
+
+@dataclass(frozen=True)
+class SearchTally:
+    """What one soundness search compared: ``comparisons`` (each function at each point),
+    ``trivial`` of them (:func:`trivial`), and ``largest``, the largest ratio divergence/bound
+    over the others (``None`` when every comparison was trivial), attained ``where``."""
+
+    comparisons: int
+    trivial: int
+    largest: float | None
+    where: str = ""
+
+    def to_json(self) -> dict:
+        largest = (self.largest if self.largest is None or math.isfinite(self.largest)
+                   else str(self.largest))   # JSON has no infinity
+        return {"comparisons": self.comparisons, "trivial_comparisons": self.trivial,
+                "largest_nontrivial_ratio": largest,
+                "largest_nontrivial_at": self.where or None}
+
+
 @dataclass(frozen=True)
 class Finding:
     """One row of a verification report."""
@@ -186,6 +228,8 @@ class Finding:
     witness: str = ""
     interval: tuple[float, float] | None = None
     """A sampled estimate's confidence interval, when the row has one (JSON gives its width)."""
+    search: SearchTally | None = None
+    """A soundness search's comparisons: how many, how many trivial, the largest other ratio."""
 
     @property
     def ratio(self) -> float:
@@ -195,12 +239,22 @@ class Finding:
 
     @property
     def passed(self) -> bool:
+        """Whether the row is not a failure (``uninformative`` rows are not failures)."""
         return self.verdict in ("tight", "sound", "consistent", "uninformative", "caught")
 
     @property
+    def outcome(self) -> str:
+        """``failed``, ``uninformative`` (a Monte Carlo row that could not refute the bound:
+        :data:`UNINFORMATIVE_MEANING`) or ``passed``."""
+        if not self.passed:
+            return "failed"
+        return "uninformative" if self.verdict == "uninformative" else "passed"
+
+    @property
     def normalised(self) -> bool:
-        """Whether ``observed`` is a ratio divergence/bound (``bound`` is then 1)."""
-        return self.check == "soundness search"
+        """Whether ``observed`` is a ratio divergence/bound (``bound`` is then 1): the rows of
+        a soundness search, against the derived bound or a published statement."""
+        return self.check.endswith("soundness search")
 
     @property
     def quantity(self) -> str:
@@ -223,6 +277,8 @@ class Finding:
         if self.interval is not None:
             result["interval"] = list(self.interval)
             result["interval_width"] = self.interval[1] - self.interval[0]
+        if self.search is not None:
+            result.update(self.search.to_json())
         return result
 
 
@@ -341,30 +397,77 @@ def perturb(function, instance: Instance, rng: np.random.Generator):
                              function.sensitivity, function.sign)
 
 
-@dataclass
+@dataclass(frozen=True)
+class Comparison:
+    """One function's exact divergence against the bound at one point: the ratio
+    divergence/bound (0 for a trivial comparison at divergence 0, ∞ above it: :func:`_ratio`),
+    the point with both values, and whether the comparison is :func:`trivial`."""
+
+    ratio: float
+    point: str
+    trivial: bool
+
+
+def _order(comparison: Comparison) -> tuple[float, str]:
+    return comparison.ratio, comparison.point
+
+
+@dataclass(frozen=True)
 class SoundnessResult:
+    """What :func:`search_soundness` found over its ``cases`` (functions).
+
+    ``worst`` is the largest ratio over every comparison, trivial ones included (the verdict's
+    number: a trivial comparison counts 0 at divergence 0 and ∞ above it), at ``point``, for the
+    function ``witness``. ``largest`` is the largest ratio over the ``comparisons − trivial``
+    non-trivial ones only (``None`` if there were none), at ``where``."""
+
     cases: int = 0
     worst: float = 0.0
     witness: str = ""
     point: str = ""
+    comparisons: int = 0
+    trivial: int = 0
+    largest: float | None = None
+    where: str = ""
+
+    def including(self, candidate, compared: Sequence[Comparison]) -> "SoundnessResult":
+        """This result with one more function, ``candidate``, compared at every point."""
+        worst = max(compared, key=_order)
+        informative = [c for c in compared if not c.trivial]
+        changes = {"cases": self.cases + 1, "comparisons": self.comparisons + len(compared),
+                   "trivial": self.trivial + len(compared) - len(informative)}
+        if worst.ratio >= self.worst:
+            changes.update(worst=worst.ratio, point=worst.point, witness=candidate.describe())
+        if informative:
+            top = max(informative, key=_order)
+            if self.largest is None or top.ratio >= self.largest:
+                changes.update(largest=top.ratio, where=top.point)
+        return replace(self, **changes)
+
+    def tally(self) -> SearchTally:
+        return SearchTally(self.comparisons, self.trivial, self.largest, self.where)
 
 
 def _ratios(instance: Instance, mechanism: Mechanism, function, alphas, epsilons,
-            bound_epsilons: np.ndarray, bound_deltas: np.ndarray) -> list[tuple[float, str]]:
+            bound_epsilons: np.ndarray, bound_deltas: np.ndarray) -> list[Comparison]:
+    """``function``'s exact divergence against the bound: ε_α at ``alphas``, δ at ``epsilons``."""
     pair = instance.exact_pair(mechanism, function)
-    ratios = []
+    compared = []
     for alpha, bound in zip(alphas, bound_epsilons):
         observed = divergence.independent_log_psi(pair, alpha) / (alpha - 1)
-        ratios.append((_ratio(observed, bound),
-                       f"RDP α = {alpha}: {observed:.12g} vs {bound:.12g}"))
+        compared.append(Comparison(_ratio(observed, bound),
+                                   f"RDP α = {alpha}: {observed:.12g} vs {bound:.12g}",
+                                   trivial(bound)))
     for epsilon, bound in zip(epsilons, bound_deltas):
         observed = divergence.delta(pair, epsilon)
-        ratios.append((_ratio(observed, bound),
-                       f"ADP ε = {epsilon}: {observed:.12g} vs {bound:.12g}"))
-    return ratios
+        compared.append(Comparison(_ratio(observed, bound),
+                                   f"ADP ε = {epsilon}: {observed:.12g} vs {bound:.12g}",
+                                   trivial(bound)))
+    return compared
 
 
 def _ratio(observed: float, bound: float) -> float:
+    """observed/bound; for a trivial bound (≤ 0) 0 when ``observed`` is 0 (≤ 1e-300), else ∞."""
     if bound > 0:
         return observed / bound
     return 0.0 if observed <= 1e-300 else math.inf
@@ -374,7 +477,8 @@ def search_soundness(instance: Instance, mechanism: Mechanism, cases: int,
                      rng: np.random.Generator, alphas, epsilons,
                      seeds: Sequence = ()) -> SoundnessResult:
     """The ``seeds`` (functions to start from, e.g. worst-case constructions), ``cases`` random
-    functions, then hill climbing from the worst one; the largest ratio divergence/bound found.
+    functions, then hill climbing from the worst one; the largest ratio divergence/bound found,
+    over every comparison and over the non-trivial ones (:class:`SoundnessResult`).
 
     For additive noise a seed must be a :class:`LipschitzFunction` (so that its perturbations
     keep the sensitivity): see :func:`worst_case_constructions`."""
@@ -394,21 +498,22 @@ def search_soundness(instance: Instance, mechanism: Mechanism, cases: int,
             candidate = random_function(instance, mechanism, rng)
         else:
             candidate = perturb(best[1], instance, rng)
-        ratio, point = max(_ratios(instance, mechanism, candidate, alphas, epsilons,
-                                   bound_epsilons, bound_deltas))
-        result.cases += 1
+        compared = _ratios(instance, mechanism, candidate, alphas, epsilons, bound_epsilons,
+                           bound_deltas)
+        result = result.including(candidate, compared)
+        ratio = max(compared, key=_order).ratio
         if best is None or ratio >= best[0]:
             best = (ratio, candidate)
-        if ratio >= result.worst:
-            result.worst, result.point = ratio, point
-            result.witness = candidate.describe()
     return result
 
 
 def check_soundness(instance: Instance, mechanism: Mechanism, cases: int,
                     rng: np.random.Generator, alphas, epsilons, seeds: Sequence = (),
                     check: str = "soundness search") -> Finding:
-    """The largest ratio divergence/bound of :func:`search_soundness` is at most 1."""
+    """The largest ratio divergence/bound of :func:`search_soundness` over every comparison is
+    at most 1 (a trivial comparison, :func:`trivial`, fails when its divergence is above 0); the
+    row's ``search`` gives the number of comparisons, of trivial ones, and the largest ratio
+    over the others."""
     result = search_soundness(instance, mechanism, cases, rng, alphas, epsilons, seeds)
     verdict = "sound" if result.worst <= 1 + RELATIVE_TOLERANCE else "UNSOUND"
     witness = f"{result.witness}; worst at {result.point}"
@@ -416,7 +521,7 @@ def check_soundness(instance: Instance, mechanism: Mechanism, cases: int,
         witness = f"{_datasets_text(instance)}; {witness}"
     return Finding(check, {**instance.describe(), "mechanism": mechanism.name,
                            "cases": result.cases},
-                   1.0, result.worst, verdict, witness)
+                   1.0, result.worst, verdict, witness, search=result.tally())
 
 
 # --- Monte Carlo ----------------------------------------------------------------------------

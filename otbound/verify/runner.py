@@ -20,10 +20,11 @@ from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.derived import relaxed_to_pattern
 from otbound.numerics.mechanisms import (AdditiveNoise, Mechanism, RandomizedResponse, gaussian,
                                          laplace)
-from otbound.verify.checks import (RELATIVE_TOLERANCE, Finding, Instance, check_monte_carlo,
-                                   check_mutations, check_published_statement, check_soundness,
-                                   check_tightness, exactly_solvable, random_function,
-                                   worst_case_constructions, worst_function)
+from otbound.verify.checks import (RELATIVE_TOLERANCE, TRIVIAL_MEANING, UNINFORMATIVE_MEANING,
+                                   Finding, Instance, check_monte_carlo, check_mutations,
+                                   check_published_statement, check_soundness, check_tightness,
+                                   exactly_solvable, random_function, worst_case_constructions,
+                                   worst_function)
 from otbound.verify.independent_mc import DEFAULT_DRAWS, check_independent_mc
 
 MECHANISMS = (RandomizedResponse(0.75), gaussian(1.0), laplace(1.0))
@@ -148,7 +149,14 @@ class PublishedComparison:
 @dataclass(frozen=True)
 class VerifyReport:
     """All findings for one derivation; ``published`` compares each published statement with
-    the derived bound."""
+    the derived bound.
+
+    The report closes with the soundness searches — their comparisons (each function at each
+    point), how many were trivial (:func:`~otbound.verify.checks.trivial`: the bound at the
+    divergence's least value, so the ratio is 0/0) and the largest ratio divergence/bound over
+    the others, with where it was attained — and the number of checks that passed, that were
+    uninformative (Monte Carlo rows that could not refute the bound: not failures, counted
+    apart) and that failed."""
 
     derivation: Derivation
     findings: tuple[Finding, ...]
@@ -158,24 +166,71 @@ class VerifyReport:
 
     @property
     def passed(self) -> bool:
+        """Whether no check failed (an ``uninformative`` row is not a failure)."""
         return all(f.passed for f in self.findings)
 
     @property
-    def soundness_cases(self) -> int:
-        return sum(f.parameters.get("cases", 0) for f in self.findings
-                   if f.check == "soundness search")
+    def counts(self) -> dict[str, int]:
+        """How many checks ``passed``, were ``uninformative`` (Monte Carlo rows that could not
+        refute the bound, :data:`~otbound.verify.checks.UNINFORMATIVE_MEANING`: counted apart,
+        neither passes nor failures) and ``failed``."""
+        outcomes = [f.outcome for f in self.findings]
+        return {outcome: outcomes.count(outcome)
+                for outcome in ("passed", "uninformative", "failed")}
+
+    def _searches(self) -> list[Finding]:
+        """The soundness searches against the derived bound (not a published statement)."""
+        return [f for f in self.findings if f.check == "soundness search"]
 
     @property
-    def worst_ratio(self) -> float:
-        return float(max((f.observed for f in self.findings if f.check == "soundness search"),
-                         default=0.0))
+    def soundness_cases(self) -> int:
+        return sum(f.parameters.get("cases", 0) for f in self._searches())
+
+    @property
+    def soundness_comparisons(self) -> int:
+        """Every function of the soundness searches at every point (α and ε)."""
+        return sum(f.search.comparisons for f in self._searches() if f.search)
+
+    @property
+    def trivial_comparisons(self) -> int:
+        """The comparisons where the bound is the divergence's least value
+        (:func:`~otbound.verify.checks.trivial`)."""
+        return sum(f.search.trivial for f in self._searches() if f.search)
+
+    def _largest(self) -> Finding | None:
+        """The soundness search with the largest non-trivial ratio."""
+        searched = [f for f in self._searches() if f.search and f.search.largest is not None]
+        return max(searched, key=lambda f: f.search.largest, default=None)
+
+    @property
+    def worst_ratio(self) -> float | None:
+        """The largest ratio divergence/bound of the soundness searches over their non-trivial
+        comparisons only; ``None`` if every comparison was trivial (or nothing was searched).
+        A trivial comparison that failed fails its row, whatever this ratio."""
+        found = self._largest()
+        return None if found is None else float(found.search.largest)
+
+    @property
+    def worst_at(self) -> str:
+        """Where :attr:`worst_ratio` was attained: mechanism, variant, case and point."""
+        found = self._largest()
+        return "" if found is None else f"{_where(found)}; {found.search.where}"
 
     def to_json(self, timings: bool = False) -> dict:
         """Everything as JSON; a fixed seed always gives the same object unless ``timings`` adds
         the (run-dependent) ``elapsed_seconds``."""
+        worst = self.worst_ratio
         result = {"name": self.derivation.name, "passed": self.passed,
+                  "counts": {**self.counts, "total": len(self.findings)},
+                  "uninformative_means": UNINFORMATIVE_MEANING,
                   "soundness_cases": self.soundness_cases,
-                  "worst_soundness_ratio": self.worst_ratio, "skipped": list(self.skipped),
+                  "soundness_comparisons": self.soundness_comparisons,
+                  "trivial_soundness_comparisons": self.trivial_comparisons,
+                  "trivial_means": TRIVIAL_MEANING,
+                  "worst_soundness_ratio": (worst if worst is None or math.isfinite(worst)
+                                            else str(worst)),
+                  "worst_soundness_at": self.worst_at or None,
+                  "skipped": list(self.skipped),
                   "checks": [f.to_json() for f in self.findings],
                   "published": [c.to_json() for c in self.published]}
         if timings:
@@ -201,10 +256,33 @@ class VerifyReport:
                   if f.passed and f.interval is not None]
         lines += [line for comparison in self.published for line in comparison.to_text()]
         lines += [f"skipped: {s}" for s in self.skipped]
-        lines.append(f"{self.soundness_cases} soundness cases, largest ratio divergence/bound "
-                     f"{self.worst_ratio:.9f}; {len(self.findings) - len(failures)} of "
-                     f"{len(self.findings)} checks passed [{self.elapsed:.1f} s]")
-        return "\n".join(lines)
+        return "\n".join(lines + self._summary())
+
+    def _summary(self) -> list[str]:
+        """The closing lines: the soundness searches, the counts of checks by outcome, and what
+        "trivial" and "uninformative" mean when there are any."""
+        counts = self.counts
+        lines = [self._soundness_line(),
+                 f"{counts['passed']} passed, {counts['uninformative']} uninformative "
+                 f"(Monte Carlo rows that could not refute the bound: neither passed nor failed), "
+                 f"{counts['failed']} failed, of {len(self.findings)} checks "
+                 f"[{self.elapsed:.1f} s]"]
+        if self.trivial_comparisons:
+            lines.append(f"trivial: {TRIVIAL_MEANING}")
+        if counts["uninformative"]:
+            lines.append(f"uninformative: {UNINFORMATIVE_MEANING}")
+        return lines
+
+    def _soundness_line(self) -> str:
+        """The soundness searches: cases, comparisons, trivial ones, and the largest ratio over
+        the others with where it was attained."""
+        comparisons, trivial = self.soundness_comparisons, self.trivial_comparisons
+        counted = (f"{self.soundness_cases} soundness cases, {comparisons} comparisons of a "
+                   f"divergence with its bound, {trivial} trivial")
+        if self.worst_ratio is None:
+            return f"{counted}; no non-trivial comparison, so no largest ratio divergence/bound"
+        return (f"{counted}; largest ratio divergence/bound over the other "
+                f"{comparisons - trivial}: {self.worst_ratio:.9f} ({self.worst_at})")
 
 
 def _where(finding: Finding) -> str:
