@@ -77,30 +77,72 @@ def step_pld(step: Step,
              discretisation: float = DEFAULT_DISCRETISATION) -> PrivacyLossDistribution:
     """``step`` as one dp_accounting PLD, to compose with the rest of a user's pipeline.
 
-    Its profile is the largest over the step's cases, the profile of a dominating pair (Zhu et
-    al. 2022), so composing it with anything is sound; it can be looser than :func:`compose_plds`,
-    which keeps the cases apart. The step's ``count`` repetitions are composed. The profile is
-    raised by the relative rounding margin before dp_accounting sees it; the floating-point
-    error of what the caller composes afterwards is dp_accounting's.
+    Under insertion/removal of one element (Poisson subsampling, ``group=1``) the two cases are
+    dp_accounting's two adjacencies, kept apart: the removal ``x' = x \\ {a}`` is its REMOVE
+    (``mu_upper = M(x)``, one record more than ``mu_lower``), the insertion its ADD. Composed
+    with itself it then gives what :func:`compose_plds` gives (up to the rounding margin), and
+    composed with PLDs of the same conventions it stays sound. Any other step becomes one
+    symmetric PLD whose profile is the largest over its cases, the profile of a dominating pair
+    (Zhu et al. 2022): sound whatever it is composed with, but looser than
+    :func:`compose_plds`, which keeps the cases apart. The step's ``count`` repetitions are
+    composed. Each profile is raised by the relative rounding margin before dp_accounting sees
+    it; the floating-point error of what the caller composes afterwards is dp_accounting's.
     """
-    ranges = [pair_loss_range(pair) for case in step.cases for _, pairs in case for pair in pairs]
+    from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
-    def profile(epsilons: np.ndarray) -> np.ndarray:
-        deltas = [branches_delta(case, epsilons, TOLERANCE).upper for case in step.cases]
-        return np.max(deltas, axis=0) * (1 + ROUNDING_RELATIVE)
-
-    pld = profile_pld(profile, min(r[0] for r in ranges), max(r[1] for r in ranges),
-                      discretisation)
+    directions = adjacency_cases(step)
+    if directions is None:
+        pld = PrivacyLossDistribution(_cases_pmf(step.cases, discretisation))
+    else:
+        remove, add = (_cases_pmf((step.cases[i],), discretisation) for i in directions)
+        pld = PrivacyLossDistribution(remove, add)
     check_composed_size(pld, step.count)
     return pld.self_compose(step.count, TRUNCATION) if step.count > 1 else pld
+
+
+REMOVAL, INSERTION = (0, 1), (1, 0)
+"""The ``(K₊, K₋)`` shapes of dp_accounting's REMOVE and ADD adjacencies."""
+
+
+def adjacency_cases(step: Step) -> tuple[int, int] | None:
+    """The indices of the removal and the insertion case when ``step`` is under insertion/removal
+    of one element (its cases follow the shapes named in its relation), else ``None``."""
+    kind, *rest = step.relation
+    if kind != "insert-remove" or len(rest) != 1:
+        return None
+    shapes = tuple(rest[0])
+    if sorted(shapes) != sorted((REMOVAL, INSERTION)) or len(step.cases) != len(shapes):
+        return None
+    return shapes.index(REMOVAL), shapes.index(INSERTION)
+
+
+def _cases_pmf(cases: tuple[StepCase, ...], discretisation: float):
+    """The connect-the-dots pmf of the largest profile over ``cases``, raised by the relative
+    rounding margin."""
+    ranges = [pair_loss_range(pair) for case in cases for _, pairs in case for pair in pairs]
+
+    def profile(epsilons: np.ndarray) -> np.ndarray:
+        deltas = [branches_delta(case, epsilons, TOLERANCE).upper for case in cases]
+        return np.max(deltas, axis=0) * (1 + ROUNDING_RELATIVE)
+
+    return profile_pmf(profile, min(r[0] for r in ranges), max(r[1] for r in ranges),
+                       discretisation)
 
 
 def profile_pld(profile, low: float, high: float,
                 discretisation: float = DEFAULT_DISCRETISATION) -> PrivacyLossDistribution:
     """The connect-the-dots PLD of a privacy profile ``δ(ε)`` (upper bounds, vectorised in ε)
     on the losses ``[low, high]`` (Doroshenko et al. 2022, Zhu et al. 2022)."""
-    from dp_accounting.pld import pld_pmf
     from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
+
+    return PrivacyLossDistribution(profile_pmf(profile, low, high, discretisation))
+
+
+def profile_pmf(profile, low: float, high: float,
+                discretisation: float = DEFAULT_DISCRETISATION):
+    """The dense pessimistic connect-the-dots pmf (``dp_accounting.pld.pld_pmf``) of a privacy
+    profile on the losses ``[low, high]``: :func:`profile_pld`'s, for one adjacency."""
+    from dp_accounting.pld import pld_pmf
 
     check_discretisation(discretisation)
     points = math.ceil(high / discretisation) - math.floor(low / discretisation) + 1
@@ -115,7 +157,7 @@ def profile_pld(profile, low: float, high: float,
     pmf = pld_pmf.create_pmf_pessimistic_connect_dots(discretisation, rounded, deltas)
     # A sparse pmf of one point self-composes one step at a time in dp_accounting (1e9 steps
     # never end); the dense one composes by repeated squaring.
-    return PrivacyLossDistribution(pmf.to_dense_pmf())
+    return pmf.to_dense_pmf()
 
 
 def check_discretisation(discretisation: float) -> None:
@@ -131,10 +173,14 @@ def _composed_points(pld: PrivacyLossDistribution, count: int) -> int:
     support it keeps (tails of mass ``TRUNCATION`` are cut)."""
     from dp_accounting.pld import common
 
-    # dp_accounting keeps the probabilities of a dense pmf here (it has no public accessor).
-    probabilities = pld._pmf_remove.to_dense_pmf()._probs
-    lower, upper = common.compute_self_convolve_bounds(probabilities, count, TRUNCATION)
-    return upper - lower + 1
+    # dp_accounting keeps the pmfs of both adjacencies and the probabilities of a dense pmf
+    # here (it has no public accessor); a symmetric PLD's two pmfs are one object.
+    points = 0
+    for pmf in {id(pmf): pmf for pmf in (pld._pmf_remove, pld._pmf_add)}.values():
+        probabilities = pmf.to_dense_pmf()._probs
+        lower, upper = common.compute_self_convolve_bounds(probabilities, count, TRUNCATION)
+        points = max(points, upper - lower + 1)
+    return points
 
 
 def check_composed_size(pld: PrivacyLossDistribution, count: int) -> None:

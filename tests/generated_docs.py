@@ -1,0 +1,320 @@
+"""Documentation generated from the code, never typed: the README's table of bundled derivations
+(between marker comments) and ``docs/building_blocks.md``, the reference of the engine's public
+API. ``tests/test_generated_docs.py`` fails when a file on disk differs from what this module
+produces now (a derivation or an export added without regenerating).
+
+    python tests/generated_docs.py      # rewrite every generated region and page
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+import importlib
+import inspect
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from otbound.engine.conditionals import Case
+    from otbound.engine.derivation import Derivation
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+BUILDING_BLOCKS = ROOT / "docs" / "building_blocks.md"
+COMMAND = "python tests/generated_docs.py"
+START = f"<!-- generated: derivations table ({COMMAND}) -->"
+END = "<!-- end generated -->"
+NO_DOCSTRING = "*(no docstring)*"
+WIDTH = 96
+"""Signatures longer than this are written one parameter a line."""
+
+# --- the README's table of bundled derivations ------------------------------------------------
+
+HEADER = ("| name | source | setting | structural parameters | validity | d_Y-compatible "
+          "| published statement |\n|---|---|---|---|---|---|---|")
+EVERY_N = "every N"
+
+
+def derivations_table() -> str:
+    """The table of ``bundled_derivations()``, one row each, sorted by name."""
+    from otbound.engine.catalog import bundled_derivations
+
+    rows = [derivation_row(derivation) for _, derivation in bundled_derivations()]
+    return "\n".join([HEADER, *rows])
+
+
+def derivation_row(derivation: Derivation) -> str:
+    """One row: what the derivation declares, and what the type-level analysis proves of its
+    default variants."""
+    validity, compatibility = checked_scope(derivation)
+    cells = (f"`{derivation.name}`", derivation.source, setting_cell(derivation),
+             parameters_cell(derivation), validity, compatibility, published_cell(derivation))
+    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+
+def setting_cell(derivation: Derivation) -> str:
+    """The title, and which dataset ``N`` is the size of where it is not ``x``."""
+    from otbound.engine.conditionals import SizeReference
+
+    if derivation.size_reference is SizeReference.X:
+        return derivation.title
+    return f"{derivation.title} (N = {derivation.size_reference.value})"
+
+
+def parameters_cell(derivation: Derivation) -> str:
+    """Each structural parameter with its range (``K 1–32: group size``), or ``—``."""
+    if not derivation.parameters:
+        return "—"
+    return "; ".join(f"`{p.name}` {p.minimum}–{p.maximum}: {p.description}"
+                     for p in derivation.parameters)
+
+
+def published_cell(derivation: Derivation) -> str:
+    """Whether the default variants are compared with a published statement."""
+    labels = [v.label for v in derivation.variants if v.published is not None]
+    if len(labels) == len(derivation.variants):
+        return "compared"
+    if not labels:
+        return "none (otbound's own)"
+    return f"compared for {', '.join(labels)}; otbound's own otherwise"
+
+
+def checked_scope(derivation: Derivation) -> tuple[str, str]:
+    """How far the marginals and ``d_Y``-compatibility of every case of the default variants are
+    proved: ``symbolic`` / ``every N`` (for every dataset size), else ``instances`` (checked
+    exactly on the grid only), or ``invalid``. The same rules as ``otbound derive``
+    (:func:`otbound.engine.derivation.check_case`), without its exact checks on instances,
+    which take seconds (``tests/test_derivations.py`` runs them)."""
+    from otbound.engine.report import INSTANCES, INVALID, SYMBOLIC
+
+    scopes = [case_scope(derivation, case) for v in derivation.variants for case in v.cases]
+    validity = [valid for valid, _ in scopes]
+    level = next((each for each in (INVALID, INSTANCES) if each in validity), SYMBOLIC)
+    compatible = EVERY_N if all(proved for _, proved in scopes) else INSTANCES
+    return level, compatible if level != INVALID else INVALID
+
+
+def case_scope(derivation: Derivation, case: Case) -> tuple[str, bool]:
+    """The validity level of one case, and whether its compatibility is proved for every N."""
+    from otbound.engine.auto_coupling import SearchedCoupling
+    from otbound.engine.conditionals import SymbolicConditionals
+    from otbound.engine.report import INSTANCES, INVALID, SYMBOLIC
+    from otbound.engine.type_level import analyse_case
+    from otbound.engine.validity import Verdict, prove_marginals
+    from otbound.errors import UnsupportedOperation
+
+    if isinstance(case.coupling, SearchedCoupling):
+        return INSTANCES, False
+    try:
+        typed = analyse_case(case, derivation.scheme, derivation.batch_relation,
+                             derivation.size_reference)
+    except UnsupportedOperation:
+        verdict, _ = prove_marginals(SymbolicConditionals(case, derivation.scheme))
+        return (SYMBOLIC if verdict is Verdict.PROVED else INSTANCES), False
+    if typed.partition_defect:
+        return INVALID, False
+    level = SYMBOLIC if typed.validity is Verdict.PROVED else INSTANCES
+    return level, typed.compatibility is Verdict.PROVED
+
+
+def with_region(text: str, content: str) -> str:
+    """``text`` with the lines between :data:`START` and :data:`END` replaced by ``content``."""
+    pattern = re.compile(re.escape(START) + r"\n.*?" + re.escape(END), re.S)
+    if len(pattern.findall(text)) != 1:
+        raise ValueError(f"expected one region between {START!r} and {END!r}")
+    return pattern.sub(lambda _: f"{START}\n{content}\n{END}", text)
+
+
+# --- docs/building_blocks.md ----------------------------------------------------------------
+
+ORDER = ("otbound.engine.schemes", "otbound.engine.relations", "otbound.engine.events",
+         "otbound.engine.conditionals", "otbound.engine.couplings",
+         "otbound.engine.auto_coupling", "otbound.engine.derivation", "otbound.engine.bound",
+         "otbound.engine.catalog")
+"""The order in which a derivation file uses the modules; other engine modules of the public
+API follow in the order of ``otbound._EXPORTS``."""
+SYMBOLS = "otbound.engine.symbols"
+
+INTRO = f"""# Building blocks of a derivation
+
+<!-- generated by {COMMAND}: do not edit by hand -->
+
+Every public name of the engine (`otbound.engine`, listed in `otbound/__init__.py`), importable
+from `otbound`: its signature and its docstring, by module in the order a derivation file uses
+them. How they fit together: [derivations](derivations.md) and the files in
+`derivations/`; the mathematics: [engine](engine.md); the rest of the API: [api](api.md).
+"""
+
+
+def engine_modules() -> list[tuple[str, list[str]]]:
+    """The engine's modules of ``otbound._EXPORTS`` with their exported names, in :data:`ORDER`
+    (then the others, in their order there)."""
+    import otbound
+
+    exported = {module: names for module, names in otbound._EXPORTS.items()
+                if module.startswith("otbound.engine.")}
+    ordered = [m for m in ORDER if m in exported] + [m for m in exported if m not in ORDER]
+    return [(module, exported[module]) for module in ordered]
+
+
+def building_blocks_page() -> str:
+    """The whole page ``docs/building_blocks.md``."""
+    sections = [INTRO, symbols_section()]
+    sections += [module_section(module, names) for module, names in engine_modules()]
+    return "\n".join(sections)
+
+
+def symbols_section() -> str:
+    """The sympy symbols of :mod:`otbound.engine.symbols` (scheme parameters, dataset sizes)."""
+    import sympy as sp
+
+    module = importlib.import_module(SYMBOLS)
+    documented = attribute_docs(module)
+    lines = [f"## `{SYMBOLS}`", "", first_paragraph(module.__doc__), "",
+             f"Not re-exported by `otbound`: `from {SYMBOLS} import r`.", ""]
+    lines += [f"- `{name}` — {markdown(documented.get(name))}"
+              for name, value in vars(module).items() if isinstance(value, sp.Symbol)]
+    return "\n".join(lines) + "\n"
+
+
+def module_section(module_name: str, names: list[str]) -> str:
+    """A module's first docstring paragraph, then an entry for each exported name."""
+    module = importlib.import_module(module_name)
+    documented = attribute_docs(module)
+    parts = [f"## `{module_name}`\n\n{first_paragraph(module.__doc__)}\n"]
+    parts += [entry(name, getattr(module, name), documented) for name in names]
+    return "\n".join(parts)
+
+
+def entry(name: str, value: object, documented: dict[str, str]) -> str:
+    """One name: its signature (or members, or value) and its docstring (every docstring of the
+    engine's API is a few lines; the first paragraph alone would drop, e.g., what
+    ``InsertInRandomOrder``'s ``targets`` hold)."""
+    if isinstance(value, type) and issubclass(value, enum.Enum):
+        members = ", ".join(f"`{name}.{m.name}` = `{m.value!r}`" for m in value)
+        body = f"Enumeration; members: {members}."
+    elif callable(value):
+        body = f"```python\n{signature(name, value)}\n```"
+    else:
+        body = f"```python\n{name} = {value!r}\n```"
+    doc = documented.get(name) if not callable(value) else own_docstring(name, value)
+    return "\n\n".join([f"### `{name}`", body, markdown(doc)]) + "\n"
+
+
+def own_docstring(name: str, value: object) -> str | None:
+    """The docstring written for ``value`` itself: not inherited, not the one dataclasses make up
+    from the fields (``Name(field: type, ...)``)."""
+    doc = vars(value).get("__doc__") if isinstance(value, type) else value.__doc__
+    if not doc or doc.startswith(f"{name}("):
+        return None
+    return doc
+
+
+def markdown(doc: str | None) -> str:
+    """A docstring in Markdown: indentation removed, Sphinx roles made code spans."""
+    if not doc:
+        return NO_DOCSTRING
+    return re.sub(r":(?:\w+:)?\w+:`~?([^`]+)`", r"`\1`", inspect.cleandoc(doc).strip())
+
+
+def first_paragraph(doc: str | None) -> str:
+    """The docstring's first paragraph in Markdown."""
+    return markdown(doc).split("\n\n")[0]
+
+
+def signature(name: str, value: object) -> str:
+    """``name(parameters) -> returned`` as written in the code, on several lines when long."""
+    found = inspect.signature(value)
+    parameters = parameter_texts(found)
+    returned = ("" if isinstance(value, type) or found.return_annotation is inspect.Signature.empty
+                else f" -> {annotation_text(found.return_annotation)}")
+    line = f"{name}({', '.join(parameters)}){returned}"
+    if len(line) <= WIDTH:
+        return line
+    return f"{name}(\n" + "".join(f"    {p},\n" for p in parameters) + f"){returned}"
+
+
+def parameter_texts(found: inspect.Signature) -> list[str]:
+    """Each parameter as written, with the ``/`` and ``*`` separators where they belong."""
+    texts, kinds = [], [p.kind for p in found.parameters.values()]
+    for index, parameter in enumerate(found.parameters.values()):
+        if (parameter.kind is inspect.Parameter.KEYWORD_ONLY
+                and inspect.Parameter.VAR_POSITIONAL not in kinds
+                and (index == 0 or kinds[index - 1] is not inspect.Parameter.KEYWORD_ONLY)):
+            texts.append("*")
+        texts.append(parameter_text(parameter))
+        if (parameter.kind is inspect.Parameter.POSITIONAL_ONLY
+                and (index + 1 == len(kinds) or kinds[index + 1] is not parameter.kind)):
+            texts.append("/")
+    return texts
+
+
+def parameter_text(parameter: inspect.Parameter) -> str:
+    """``name: annotation = default``."""
+    stars = {inspect.Parameter.VAR_POSITIONAL: "*", inspect.Parameter.VAR_KEYWORD: "**"}
+    text = stars.get(parameter.kind, "") + parameter.name
+    annotated = parameter.annotation is not inspect.Parameter.empty
+    if annotated:
+        text += f": {annotation_text(parameter.annotation)}"
+    default = parameter.default
+    if default is not inspect.Parameter.empty:
+        text += (" = " if annotated else "=") + value_text(default)
+    return text
+
+
+def annotation_text(annotation: object) -> str:
+    """An annotation as written (annotations are strings under ``from __future__ import
+    annotations``, and may be quoted once more)."""
+    if isinstance(annotation, str):
+        return annotation.strip("'\"")
+    return inspect.formatannotation(annotation)
+
+
+def value_text(value: object) -> str:
+    """A default value as code: enum members by name, anything else by ``repr``."""
+    if isinstance(value, enum.Enum):
+        return f"{type(value).__name__}.{value.name}"
+    return repr(value)
+
+
+def attribute_docs(module: ModuleType) -> dict[str, str]:
+    """The docstrings written under module-level assignments (``NAME = …`` then a string)."""
+    body = ast.parse(inspect.getsource(module)).body
+    found = {}
+    for statement, following in zip(body, body[1:]):
+        targets = (statement.targets if isinstance(statement, ast.Assign)
+                   else [statement.target] if isinstance(statement, ast.AnnAssign) else [])
+        if (isinstance(following, ast.Expr) and isinstance(following.value, ast.Constant)
+                and isinstance(following.value.value, str)):
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    found[target.id] = following.value.value
+    return found
+
+
+# --- every generated file ---------------------------------------------------------------------
+
+
+def expected() -> dict[Path, str]:
+    """What every generated file must hold now."""
+    return {README: with_region(README.read_text(), derivations_table()),
+            BUILDING_BLOCKS: building_blocks_page()}
+
+
+def render() -> list[Path]:
+    """Rewrite every generated file that is out of date; the paths rewritten."""
+    written = []
+    for path, text in expected().items():
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+            written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for path in render():
+        print(f"rewrote {path.relative_to(ROOT)}", file=sys.stderr)
