@@ -15,8 +15,8 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {
-    "otbound.errors": ["DerivationFileError", "InternalError", "InvalidSpecification",
-                       "OtboundError", "UnsupportedOperation"],
+    "otbound.errors": ["AuditFileError", "DerivationFileError", "InternalError",
+                       "InvalidSpecification", "OtboundError", "UnsupportedOperation"],
     "otbound.engine.bound": ["CaseBound", "Component", "ConstraintMatrix", "MixtureBound",
                              "MixtureProblem", "problem", "statement"],
     "otbound.engine.conditionals": ["Case", "ConcreteConditionals", "SizeReference",

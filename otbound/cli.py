@@ -160,6 +160,17 @@ def _numbers(flag: str):
     return parse
 
 
+def _rate(text: str) -> float:
+    """A rate as a number (``0.01``) or an exact fraction (``256/60000``: the nearest double)."""
+    from fractions import Fraction
+
+    try:
+        return float(Fraction(text.strip())) if "/" in text else float(text)
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(
+            f"--rate takes a number or a fraction such as 256/60000, got {text!r}") from None
+
+
 def _methods(text: str) -> list[Method]:
     names = [part.strip() for part in text.split(",")]
     allowed = [m.value for m in Method]
@@ -190,19 +201,26 @@ def _add_setting(command: argparse.ArgumentParser, account: bool = False) -> Non
                          help="evaluate the bound of this derivation (instead of --scheme)")
     _add_params(command, "a parameter of the derivation, structural or of its scheme, named as "
                          "in the derivation file (e.g. K=16, r=0.2, q=10, N=1000)")
-    command.add_argument("--rate", type=float, help="Poisson sampling rate r in [0, 1]")
+    command.add_argument("--rate", type=_rate, help="Poisson sampling rate r in [0, 1], as a "
+                         "number or a fraction (256/60000)")
     command.add_argument("--group", type=int, help="every pair at insertion/removal distance <= K")
     command.add_argument("--insertions", type=int, help="K+ inserted elements (one pair)")
     command.add_argument("--removals", type=int, help="K- removed elements (one pair)")
-    command.add_argument("--batch-size", type=int, help="batch size q (--scheme wor)")
-    command.add_argument("--dataset-size", type=int, help="dataset size N (--scheme wor)")
+    command.add_argument("--batch-size", type=int, help="batch size q (--scheme wor); with "
+                         "--scheme poisson, the expected batch size B instead of --rate "
+                         "(rate B/N)")
+    command.add_argument("--dataset-size", type=int, help="dataset size N")
     command.add_argument("--substitutions", type=int, help="substituted elements (--scheme wor)")
     command.add_argument("--mechanism", required=True,
                          choices=("gaussian", "laplace", "randomized-response"))
-    command.add_argument("--sigma", type=float, help="Gaussian standard deviation")
-    command.add_argument("--scale", type=float, help="Laplace scale b")
+    command.add_argument("--sigma", type=float, help="standard deviation σ of the Gaussian "
+                         "noise (σ/L is the noise multiplier; L = --sensitivity)")
+    command.add_argument("--scale", type=float, help="scale b of the Laplace noise (b/L is "
+                         "the noise multiplier; L = --sensitivity)")
     command.add_argument("--theta", type=float, help="true-response probability in (0, 1)")
-    command.add_argument("--sensitivity", type=float, help="sensitivity L (default 1)")
+    command.add_argument("--sensitivity", type=float, help="sensitivity L of the function "
+                         "per unit of the batch distance d_Y (default 1; the output names "
+                         "the unit)")
     if not account:
         command.add_argument("--method", default="tight", type=_methods,
                              help="tight (default), agnostic or posthoc; a comma-separated "
@@ -300,6 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command: exit 2 for bad input, 1 for a failed check or an internal error."""
     args = build_parser().parse_args(argv)
     try:
+        _require_extras(args)
         return args.handler(args)
     except BrokenPipeError:   # the reader stopped early (``| head``): stop quietly, output cut
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -314,6 +333,20 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_FAILED
 
 
+def _require_extras(args: argparse.Namespace) -> None:
+    """Refuse at once, before any long computation, a flag whose optional package is missing."""
+    from otbound.optional import require
+
+    if getattr(args, "plot", None):
+        require("matplotlib", "--plot")
+    if getattr(args, "markdown", None):
+        require("matplotlib", "the audit report's plots (--markdown)")
+    if args.command == "figures" and not args.list:
+        require("matplotlib", "otbound figures")
+    if getattr(args, "scheduler", None):
+        require("distributed", "--scheduler (a Dask cluster)")
+
+
 def _flag_message(error: OtboundError) -> str:
     """The library's message, with its parameters spelt as the flags that set them.
 
@@ -324,6 +357,8 @@ def _flag_message(error: OtboundError) -> str:
         flag = _FLAGS.get(match[1])
         return f"{flag} {match[2] or match[3]}" if flag else match[0]
 
+    if isinstance(error, (AuditFileError, DerivationFileError)):
+        return str(error)   # about the user's file, in its own words
     message = _SETTING.sub(setting, str(error))
     if getattr(error, "parameter", None) in _FLAGS:
         message = _NAME.sub(lambda match: _FLAGS.get(match[0], match[0]), message)
@@ -408,7 +443,7 @@ _SETTING_FLAGS = ("rate", "group", "insertions", "removals", "batch_size", "data
 def _derived_setting(args: argparse.Namespace) -> DerivedSetting:
     """``--derivation NAME --param …``: the derivation's bound at the given parameters."""
     from otbound.engine.catalog import load_derivation
-    from otbound.numerics.derived import DerivedSetting, derive_bound
+    from otbound.numerics.derived import derived_setting
 
     given = [f"--{flag.replace('_', '-')}" for flag in _SETTING_FLAGS
              if getattr(args, flag, None) is not None]
@@ -416,12 +451,7 @@ def _derived_setting(args: argparse.Namespace) -> DerivedSetting:
         flag = "--scheme" if args.scheme is not None else given[0]
         raise InvalidSpecification(f"{flag} does not apply with --derivation: every parameter "
                                    "of a derivation is given with --param NAME=VALUE")
-    derivation = load_derivation(args.derivation)
-    values = _params(args.param)
-    structural = {p.name for p in derivation.parameters}
-    chosen = derivation.at({k: v for k, v in values.items() if k in structural})
-    return DerivedSetting(derive_bound(chosen), {k: v for k, v in values.items()
-                                           if k not in structural})
+    return derived_setting(load_derivation(args.derivation), _params(args.param))
 
 
 def _subsampling(args: argparse.Namespace) -> Subsampling:
@@ -502,7 +532,7 @@ def _print_evaluation(result: dict, inputs: str, outputs: str) -> None:
     from otbound.numerics.rounding import upper_text
 
     print(f"{'RDP' if outputs == 'epsilon' else 'ADP'} of one step — method {result['method']}; "
-          + ", ".join(f"{k} = {v}" for k, v in result["setting"].items()))
+          + _setting_text(result["setting"]))
     if "pairs" in result:
         print(f"dominating pairs: {result['pairs']}")
     if "worst_case" in result:
@@ -512,6 +542,17 @@ def _print_evaluation(result: dict, inputs: str, outputs: str) -> None:
     print(f"{inputs:>12}  {outputs:>16}  {'error bound':>11}")
     for point, value, error in zip(result[inputs], result[outputs], result["error_bound"]):
         print(f"{show(point):>12}  {upper_text(value):>16}  {upper_text(error, 2):>11}")
+
+
+def _setting_text(setting: dict) -> str:
+    """A setting as ``name = value, …``: the rate with where it came from, the sensitivity
+    with its unit of distance."""
+    shown = {k: v for k, v in setting.items() if k not in ("rate_from", "distance_unit")}
+    if "rate_from" in setting:
+        shown["rate"] = f"{shown['rate']} ({setting['rate_from']})"
+    if "sensitivity" in shown and "distance_unit" in setting:
+        shown["sensitivity"] = f"{shown['sensitivity']} per {setting['distance_unit']}"
+    return ", ".join(f"{k} = {v}" for k, v in shown.items())
 
 
 def _pairs_text(setting: DerivedSetting, mechanism: Mechanism, method: Method,
@@ -574,7 +615,7 @@ def _account(args: argparse.Namespace) -> int:
             value = "ε = " + upper_text(other["epsilon"]) if args.delta is not None \
                 else "δ " + ("≤ " if "at_floor" in other else "= ") + upper_text(other["delta"])
             print(f"  {name}: {value}")
-    print("setting: " + ", ".join(f"{k} = {v}" for k, v in setting.items()))
+    print("setting: " + _setting_text(setting))
     if floor is not None:
         print(f"note: δ is within the PLD accountant's floor ({floor:g}: its rounding margin "
               "and the tails cut in each composition); the true δ may be far smaller "
@@ -629,7 +670,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     print(f"verified: ({epsilon}, {delta})-DP after "
           f"{guarantee.steps} steps — {_method_text(guarantee)}accountant "
           f"{guarantee.accountant.value}")
-    print("setting: " + ", ".join(f"{k} = {v}" for k, v in setting.items()))
+    print("setting: " + _setting_text(setting))
     return EXIT_OK
 
 

@@ -28,7 +28,8 @@ class Session:
 
 
 def sessions(text: str) -> list[Session]:
-    """Every ``$ command`` of the console blocks, with the output shown after it."""
+    """Every ``$ command`` of the console blocks, with the output shown after it (a trailing
+    ``# comment`` stays with the command: :mod:`documented_commands` reads it)."""
     found = []
     for block in BLOCK.findall(text):
         parts = re.split(r"^\$ ", block, flags=re.M)
@@ -42,7 +43,7 @@ def run(command: str) -> tuple[int, str]:
     """Exit code and standard output of ``otbound …`` run from the repository root."""
     from otbound.cli import main
 
-    argv = shlex.split(command)
+    argv = shlex.split(command, comments=True)   # a trailing "# needs …" is documentation
     if argv[0] != "otbound":
         raise ValueError(f"not an otbound command: {command}")
     out = io.StringIO()

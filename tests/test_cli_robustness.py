@@ -259,5 +259,6 @@ def test_a_reader_that_stops_early_gets_no_traceback():
     process = subprocess.Popen(["otbound", "derive", "--list"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
     process.stdout.close()   # the reader is gone before anything is written (``| head -0``)
-    error = process.stderr.read().decode()
+    with process.stderr:
+        error = process.stderr.read().decode()
     assert process.wait() == 1 and error == ""

@@ -97,7 +97,8 @@ def test_numbers_follow_the_derived_bound(monkeypatch):
     def doubled_rate(name, **structural):
         found = original(name, **structural)
         bound = _substituted(found.bound, {r: 2 * r})
-        return derived.DerivedBound(found.name, found.label, bound, found.loose, found.proof)
+        return derived.DerivedBound(found.name, found.label, bound, found.loose, found.proof,
+                                    found.batch_relation)
 
     monkeypatch.setattr(derived, "bundled", doubled_rate)
     after = [b.value for b in rdp(setting, gaussian(1.0), "tight", alphas)]

@@ -17,7 +17,7 @@ def same(mine: sp.Expr, theirs: sp.Expr) -> bool:
     return mine == theirs and mine.args == theirs.args and str(mine) == str(theirs)
 
 
-@pytest.mark.parametrize("a, b", itertools.product(FACTORS, repeat=2))
+@pytest.mark.parametrize("a, b", list(itertools.product(FACTORS, repeat=2)))
 def test_power_product_is_sympys_product(a, b):
     assert same(power_product(a, b), sp.Mul(a, b))
 

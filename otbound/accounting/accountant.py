@@ -108,7 +108,8 @@ def finish_guarantee(accountant: Accountant, composed, total: int, delta: float 
         epsilon, delta = converted.epsilon, min(converted.delta, 1.0)
         details = {"conversion": conversion.value, "order": converted.order}
         if not math.isfinite(epsilon):
-            raise UnsupportedOperation(f"the RDP curve gives no finite ε at δ = {show(delta)}")
+            raise UnsupportedOperation(f"the RDP curve gives no finite ε at δ = {show(delta)}; "
+                                       "accountant='pld' may")
     return Guarantee(float(epsilon), float(delta), total, accountant, details)
 
 

@@ -59,7 +59,8 @@ def subsampled_step(setting: Subsampling, mechanism: Mechanism, count: int) -> S
         if setting.scheme is not SchemeKind.WOR:
             raise UnsupportedOperation(
                 f"accounting needs the dominating pairs of an exact solver, and there is none "
-                f"for {described} ({error})") from error
+                f"for the {mechanism.name} mechanism under {setting.summary()} ({error}); "
+                "method='agnostic' gives a sound bound") from error
         (terms,) = setting.agnostic_cases()
         cases = (tuple(tight_branches(terms, mechanism)),)
         described["pairs"] = "001 Prop. E.5 (no exact solver; sound, not tight)"

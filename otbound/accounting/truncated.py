@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from otbound.accounting.steps import Step
-from otbound.accounting.truncated_derived import SOURCES, derived_cases
+from otbound.accounting.truncated_derived import SOURCES, batch_relation, derived_cases
 from otbound.choices import Neighbouring
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, describe
@@ -84,7 +84,8 @@ class TruncatedPoissonSetting:
 
     def describe(self) -> dict:
         return {"scheme": "truncated-poisson", "rate": self.rate, "max_batch": self.max_batch,
-                "dataset_size": self.dataset_size, "neighbouring": self.neighbouring.value}
+                "dataset_size": self.dataset_size, "neighbouring": self.neighbouring.value,
+                "distance_unit": batch_relation(self.neighbouring).unit()}
 
 
 def truncated_step(sampling: TruncatedPoissonSetting, mechanism: Mechanism, count: int) -> Step:

@@ -17,6 +17,7 @@ import math
 
 from otbound.choices import Neighbouring
 from otbound.engine.bound import ConstraintMatrix
+from otbound.engine.relations import BatchRelation
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.problems import NumericProblem, Term
@@ -38,7 +39,15 @@ def derived(neighbouring: Neighbouring = Neighbouring.ADD_REMOVE):
              Neighbouring.ZERO_OUT: truncation.derived_zero_out_bound,
              Neighbouring.REPLACE_ONE: truncation.derived_substitution_bound}[neighbouring]()
     return DerivedBound("002-truncated-poisson", neighbouring.value, bound, False,
-                        f"every N (generative coupling; {SOURCES[neighbouring]})")
+                        f"every N (generative coupling; {SOURCES[neighbouring]})",
+                        batch_relation(neighbouring))
+
+
+def batch_relation(neighbouring: Neighbouring) -> BatchRelation:
+    """The batches' relation: a record added or removed, or replaced (by another, or by the
+    zero record)."""
+    return (BatchRelation.INSERTION_REMOVAL if neighbouring is Neighbouring.ADD_REMOVE
+            else BatchRelation.SUBSTITUTION)
 
 
 def relaxed(problem: NumericProblem) -> NumericProblem:

@@ -343,6 +343,17 @@ class MixtureBound:
 
     cases: tuple[CaseBound, ...]
 
+    @property
+    def free_symbols(self) -> set:
+        """The symbols the bound depends on (``r``, ``q``, ``N`` …)."""
+        found = set()
+        for case in self.cases:
+            for probability, problem in case.terms:
+                found |= probability.free_symbols
+                for component in problem.left + problem.right:
+                    found |= component.weight.free_symbols
+        return found
+
     def difference(self, other: "MixtureBound") -> str:
         """Why the two bounds differ (empty when they are the same up to case order)."""
         if len(self.cases) != len(other.cases):

@@ -14,6 +14,7 @@ import importlib.resources
 import importlib.util
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from otbound.engine.derivation import Derivation
@@ -45,8 +46,9 @@ def _installed_directory() -> Path | None:
 
 def load_file(path: Path) -> Derivation:
     """The ``DERIVATION`` defined by the Python file at ``path``."""
-    return load_definition(Path(path), "DERIVATION", Derivation, "derivation",
-                           DerivationFileError)
+    derivation = load_definition(Path(path), "DERIVATION", Derivation, "derivation",
+                                 DerivationFileError)
+    return replace(derivation, path=str(path))
 
 
 def load_definition(path: Path, attribute: str, kind: type, what: str,

@@ -410,10 +410,10 @@ def search_case(case: Case, relation: BatchRelation, instances: Iterable) -> Cas
     """Search every instance of a case and check each coupling found exactly, like a
     hand-written one: marginals (``Fraction``), Def. D.4, and Cor. D.7's matrices."""
     profiles: dict = {}
-    outcomes, sizes, skipped = [], [], 0
+    outcomes, sizes, skipped = [], [], []
     for instance, conditionals in instances:
-        if conditionals is None:
-            skipped += 1
+        if isinstance(conditionals, str):   # skipped, for this reason
+            skipped.append(conditionals)
             continue
         outcome = search_instance(conditionals, relation, instance)
         outcomes.append(outcome)
@@ -424,7 +424,7 @@ def search_case(case: Case, relation: BatchRelation, instances: Iterable) -> Cas
     search = CouplingSearch(case.coupling.reference, tuple(outcomes))
     note = ("a searched coupling exists only on the instances searched (no generative "
             "coupling is given, so nothing is proved for every N)")
-    report = CaseReport(case, len(sizes), tuple(sizes), skipped, symbolic_note=note,
+    report = CaseReport(case, len(sizes), tuple(sizes), tuple(skipped), symbolic_note=note,
                         search=search)
     if not outcomes:
         return replace(report, defect="no instance of the grid could be searched")

@@ -18,7 +18,7 @@ import itertools
 import math
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from typing import Iterable, Protocol
 
@@ -80,6 +80,38 @@ class CouplingStep(ABC):
     def describe(self) -> str:
         """One sentence stating the step."""
 
+    def __post_init__(self) -> None:
+        _check_fields(self)
+
+
+_SHAPES = {
+    "str": "a name (str), such as 'A1'",
+    "tuple[str, ...]": "a tuple of names (str), such as ('A1', 'A2')",
+    "tuple[tuple[str, ...], ...]": "a tuple of tuples of names, such as (('a1', 'a2'),)",
+}
+"""What each declared field type of a coupling step takes, in words."""
+
+
+def _conforms(value: object, shape: str) -> bool:
+    if shape == "str":
+        return isinstance(value, str) and bool(value)
+    inner = shape.removeprefix("tuple[").removesuffix(", ...]")
+    return isinstance(value, tuple) and all(_conforms(v, inner) for v in value)
+
+
+def _check_fields(step: CouplingStep) -> None:
+    """Every field of ``step`` has its declared shape (lists are taken as tuples), or an
+    :class:`InvalidSpecification` names the step, the field, what it takes and what it got."""
+    for declared in fields(step):
+        value = getattr(step, declared.name)
+        if isinstance(value, list):
+            value = tuple(tuple(v) if isinstance(v, list) else v for v in value)
+            object.__setattr__(step, declared.name, value)
+        if not _conforms(value, declared.type):
+            raise InvalidSpecification(
+                f"{type(step).__name__}: {declared.name} must be {_SHAPES[declared.type]}, got "
+                f"{value!r}", parameter=declared.name)
+
 
 def _check_one_target_each(step: CouplingStep, what: str, values: tuple[str, ...]) -> None:
     if not values or len(values) != len(step.targets):
@@ -131,9 +163,10 @@ class InsertInRandomOrder(CouplingStep):
 
     source: str
     elements: tuple[str, ...]
-    targets: tuple[str, ...]
+    targets: tuple[str, ...] = field()   # required: not the base class's property
 
     def __post_init__(self) -> None:
+        _check_fields(self)
         _check_one_target_each(self, "inserted element", self.elements)
 
     def _orders(self) -> Iterable[tuple[str, ...]]:
@@ -179,9 +212,10 @@ class ReplaceRandomMember(CouplingStep):
 
     source: str
     replacements: tuple[str, ...]
-    targets: tuple[str, ...]
+    targets: tuple[str, ...] = field()   # required: not the base class's property
 
     def __post_init__(self) -> None:
+        _check_fields(self)
         _check_one_target_each(self, "replacement", self.replacements)
 
     def outcomes(self, source, given):
@@ -235,6 +269,7 @@ class SwapInRandomOrder(CouplingStep):
     chains: tuple[tuple[str, ...], ...]
 
     def __post_init__(self) -> None:
+        _check_fields(self)
         sizes = {len(g) for g in self.groups} | {len(c) for c in self.chains}
         if len(self.groups) != len(self.chains) or len(sizes) != 1 or sizes == {0}:
             raise InvalidSpecification(f"{type(self).__name__} needs one chain per group, and "
@@ -374,7 +409,18 @@ class Coupling:
     steps: tuple[CouplingStep, ...]
 
     def __post_init__(self) -> None:
+        if not isinstance(self.reference, str) or not self.reference:
+            raise InvalidSpecification(f"Coupling: reference must be {_SHAPES['str']}, got "
+                                       f"{self.reference!r}", parameter="reference")
+        if isinstance(self.steps, CouplingStep) or not isinstance(self.steps, (tuple, list)):
+            raise InvalidSpecification(f"Coupling: steps must be a tuple of coupling steps, got "
+                                       f"{self.steps!r}", parameter="steps")
         object.__setattr__(self, "steps", tuple(self.steps))
+        for step in self.steps:
+            if not isinstance(step, CouplingStep):
+                raise InvalidSpecification(
+                    f"Coupling: every step must be a coupling step (Copy, InsertInRandomOrder, "
+                    f"…), got {step!r}", parameter="steps")
         made = [self.reference]
         for step in self.steps:
             missing = [s for s in step.sources if s not in made]

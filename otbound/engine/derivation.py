@@ -14,7 +14,7 @@ import math
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping
+from typing import Callable, Mapping, TypeVar
 
 import sympy as sp
 
@@ -30,7 +30,10 @@ from otbound.engine.report import CaseReport, DerivationReport, InstanceFailure,
 from otbound.engine.schemes import Scheme
 from otbound.engine.type_level import TypeLevelResult, analyse_case
 from otbound.engine.validity import Verdict, check_marginals, prove_marginals
-from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.errors import (DerivationFileError, InternalError, InvalidSpecification,
+                            UnsupportedOperation)
+
+T = TypeVar("T")
 
 MAX_STRUCTURAL = 32
 """The largest value of a structural parameter (a group size) a derivation is built for."""
@@ -87,8 +90,28 @@ class Variant:
     def statement(self) -> MixtureBound | None:
         """The published statement (``None`` when there is none)."""
         if callable(self.published):
-            object.__setattr__(self, "published", self.published())
+            made = user_code(f"variant {self.label!r}: its published statement",
+                             self.published)
+            if not isinstance(made, MixtureBound):
+                raise DerivationFileError(
+                    f"variant {self.label!r}: its published statement must build an "
+                    f"otbound.MixtureBound, got {type(made).__name__}")
+            object.__setattr__(self, "published", made)
         return self.published
+
+
+def user_code(what: str, call: Callable[[], T]) -> T:
+    """``call()``, a function of a user's derivation file: whatever it raises (but an
+    :class:`InternalError`) is the file's fault, a :class:`DerivationFileError` saying
+    ``what`` failed and how."""
+    try:
+        return call()
+    except InternalError:
+        raise
+    except Exception as failure:  # noqa: BLE001 (user code may raise anything)
+        detail = " ".join(str(failure).split())
+        raise DerivationFileError(f"{what} failed: {type(failure).__name__}"
+                                  + (f": {detail}" if detail else "")) from failure
 
 
 @dataclass(frozen=True)
@@ -134,6 +157,8 @@ class Derivation:
     """Two structural parameters whose exchange swaps the roles of ``x`` and ``x'`` (``K_plus``
     and ``K_minus``): the variant at ``(b, a)`` is that at ``(a, b)`` read in the other
     direction, so its bound is the swapped bound (:meth:`CaseBound.swapped`)."""
+    path: str | None = field(default=None, compare=False)
+    """The file that defines the derivation (set when it is loaded from one)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "parameters", tuple(self.parameters))
@@ -167,9 +192,20 @@ class Derivation:
         if not known:
             return self
         checked = {name: known[name].check(value) for name, value in values.items()}
+        arguments = ", ".join(f"{k}={v}" for k, v in checked.items())
+        variant = user_code(f"{self.where}: variant_for({arguments})",
+                            lambda: self.variant_for(**checked))
+        if not isinstance(variant, Variant):
+            raise DerivationFileError(f"{self.where}: variant_for({arguments}) must return an "
+                                      f"otbound.Variant, got {type(variant).__name__}")
         chosen = copy.copy(self)   # the grid is unchanged: no need to check it again
-        object.__setattr__(chosen, "variants", (self.variant_for(**checked),))
+        object.__setattr__(chosen, "variants", (variant,))
         return chosen
+
+    @property
+    def where(self) -> str:
+        """The derivation's name, and its file where known (for messages)."""
+        return f"derivation {self.name!r}" + (f" ({self.path})" if self.path else "")
 
 
 def _check_grid_point(derivation: Derivation, values: Mapping[sp.Symbol, object]) -> None:
@@ -237,16 +273,16 @@ def check_case(derivation: Derivation, case: Case, instances: bool = True) -> Ca
         return _searched(derivation, case)
     typed, type_note = _type_level(derivation, case)
     if typed is not None and typed.partition_defect:
-        return CaseReport(case, 0, (), 0, defect=typed.partition_defect)
+        return CaseReport(case, 0, (), (), defect=typed.partition_defect)
     batches = _largest_instance(derivation, case)
     if batches > MAX_INSTANCE_BATCHES or (typed is not None and not instances):
         if typed is None:
-            return CaseReport(case, 0, (), 0, defect=f"the instances are too large to enumerate "
+            return CaseReport(case, 0, (), (), defect=f"the instances are too large to enumerate "
                                                      f"({batches} batches), and {type_note}")
         note = (f"instances not enumerated (the largest has {batches} batches; at most "
                 f"{MAX_INSTANCE_BATCHES})" if batches > MAX_INSTANCE_BATCHES
                 else "instances not enumerated")
-        report = CaseReport(case, 0, (), 0, type_level=typed, instance_note=note)
+        report = CaseReport(case, 0, (), (), type_level=typed, instance_note=note)
         return _with_bound(report, typed.bound, typed.bound_note)
     report = _check_instances(derivation, case, prove=typed is None)
     report = replace(report, type_level=typed, type_note=type_note)
@@ -271,7 +307,7 @@ def _searched(derivation: Derivation, case: Case) -> CaseReport:
         defects = [f"a searched coupling needs enumerated instances, but even the smallest "
                    f"dataset of the grid has more than {MAX_INSTANCE_BATCHES} batches"]
     if defects:
-        return CaseReport(case, 0, (), 0, defect=defects[0])
+        return CaseReport(case, 0, (), (), defect=defects[0])
     small = replace(derivation, grid=replace(derivation.grid, sizes=tuple(sizes)))
     report = search_case(case, derivation.batch_relation, _instances(small, case))
     return _instance_bound(small, case, report) if report.valid else report
@@ -334,18 +370,18 @@ def _check_instances(derivation: Derivation, case: Case, prove: bool) -> CaseRep
     scheme, relation = derivation.scheme, derivation.batch_relation
     defects = case.partition_defects(scheme)
     if defects:
-        return CaseReport(case, checked=0, sizes=(), skipped=0, defect=defects[0])
+        return CaseReport(case, checked=0, sizes=(), skipped=(), defect=defects[0])
     profiles: dict[Content, set[ConstraintMatrix]] = defaultdict(set)
-    checked, sizes, skipped, violation = 0, [], 0, None
+    checked, sizes, skipped, violation = 0, [], [], None
     for instance, conditionals in _instances(derivation, case):
-        if conditionals is None:
-            skipped += 1
+        if isinstance(conditionals, str):
+            skipped.append(conditionals)
             continue
         checked += 1
         sizes.append(instance["N"])
         joint, mismatch = check_marginals(conditionals)
         if mismatch:
-            return CaseReport(case, checked, tuple(sizes), skipped,
+            return CaseReport(case, checked, tuple(sizes), tuple(skipped),
                               mismatch=InstanceFailure(instance, mismatch.describe()))
         found = find_compatibility_violation(conditionals, relation, joint)
         if found and violation is None:
@@ -353,11 +389,13 @@ def _check_instances(derivation: Derivation, case: Case, prove: bool) -> CaseRep
         for content, matrices in profiles_by_content(conditionals, relation).items():
             profiles[content] |= matrices
     if not checked:
-        return CaseReport(case, 0, (), skipped, defect="no instance of the grid could be checked")
+        return CaseReport(case, 0, (), tuple(skipped),
+                          defect="no instance of the grid could be checked")
     verdict, note = (prove_marginals(SymbolicConditionals(case, scheme)) if prove
                      else (None, ""))
     stable = {c: next(iter(m)) for c, m in profiles.items() if len(m) == 1}
-    return CaseReport(case, checked, tuple(sizes), skipped, verdict=verdict, symbolic_note=note,
+    return CaseReport(case, checked, tuple(sizes), tuple(skipped), verdict=verdict,
+                      symbolic_note=note,
                       violation=violation,
                       profiles=stable if len(stable) == len(profiles) else {},
                       unstable=len(stable) != len(profiles))
@@ -379,8 +417,15 @@ def _instance_bound(derivation: Derivation, case: Case, report: CaseReport) -> C
     return report.with_bound(bound)
 
 
+OUT_OF_RANGE = "the scheme is undefined (e.g. a batch larger than the dataset)"
+ZERO_EVENT = ("an event has probability zero (001 Thm. 3.4 conditions on events of positive "
+              "probability)")
+"""Why a point of the instance grid is skipped."""
+
+
 def _instances(derivation: Derivation, case: Case):
-    """Every instance of the grid for one case, with its conditionals (``None`` if skipped)."""
+    """Every instance of the grid for one case, with its conditionals, or with the reason it
+    is skipped (:data:`OUT_OF_RANGE`, :data:`ZERO_EVENT`) instead."""
     offset = case.size_offset(derivation.size_reference)
     for size in derivation.grid.sizes:
         if size - offset < 0:
@@ -391,6 +436,6 @@ def _instances(derivation: Derivation, case: Case):
                 conditionals = ConcreteConditionals(case, derivation.scheme.substitute(values),
                                                     size - offset)
             except InvalidSpecification:
-                yield instance, None
+                yield instance, OUT_OF_RANGE
                 continue
-            yield instance, (None if conditionals.zero_events() else conditionals)
+            yield instance, (ZERO_EVENT if conditionals.zero_events() else conditionals)

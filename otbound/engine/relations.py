@@ -42,6 +42,13 @@ class BatchRelation(Enum):
             return only_left + only_right
         return only_left if only_left == only_right else UNBOUNDED
 
+    def unit(self) -> str:
+        """One unit of ``d_Y`` in words, the unit of a mechanism's sensitivity ("sensitivity
+        L per …")."""
+        if self is BatchRelation.INSERTION_REMOVAL:
+            return "element inserted into or removed from a batch (a replaced element counts 2)"
+        return "element of a batch replaced by another"
+
     def symbol(self) -> str:
         """Short subscript used when printing (``±`` or ``Δ``)."""
         return "±" if self is BatchRelation.INSERTION_REMOVAL else "Δ"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -44,7 +45,8 @@ class CaseReport:
     case: Case
     checked: int
     sizes: tuple[int, ...]
-    skipped: int
+    skipped: tuple[str, ...]
+    """Why each skipped point of the instance grid was skipped."""
     verdict: Verdict | None = None
     symbolic_note: str = ""
     mismatch: InstanceFailure | None = None
@@ -111,8 +113,15 @@ class CaseReport:
     def _instances_text(self) -> str:
         if not self.checked:
             return self.instance_note or "no instance checked"
-        skipped = f"; {self.skipped} grid points skipped" if self.skipped else ""
-        return f"exact check on {self.checked} instances ({self.size_range()}{skipped})"
+        return f"exact check on {self.checked} instances ({self.size_range()}{self._skips()})"
+
+    def _skips(self) -> str:
+        """``; 9 grid points skipped: …``, each reason with its count."""
+        if not self.skipped:
+            return ""
+        counts = Counter(self.skipped)
+        reasons = "; ".join(f"{count} where {reason}" for reason, count in counts.items())
+        return f"; {_count(len(self.skipped), 'grid point')} skipped: {reasons}"
 
     def describe_checks(self) -> list[str]:
         name = self.case.pair.name
@@ -174,7 +183,8 @@ class CaseReport:
                 "orbits": typed.orbits},
             "type_level_note": self.type_note or None,
             "instances_checked": self.checked,
-            "instances_skipped": self.skipped,
+            "instances_skipped": len(self.skipped),
+            "skip_reasons": dict(Counter(self.skipped)),
             "instances_note": self.instance_note or None,
             "N_range": [min(self.sizes), max(self.sizes)] if self.sizes else None,
             "marginal_mismatch": self.mismatch.describe() if self.mismatch else None,
@@ -329,13 +339,21 @@ class DerivationReport:
                 + "\n" + r"Let $M = B \circ S$, where $S$ is "
                 + f"{latex_text(d.scheme.describe())}, the dataset relation is "
                 + f"{latex_text(variant.variant.relation.describe())} and the batch relation is "
-                + f"{latex_text(d.batch_relation.value)}. Then for all $\\alpha > 1$, "
+                + f"{latex_text(d.batch_relation.value)}{_size_latex(d, variant.bound)}. "
+                + "Then for all $\\alpha > 1$, "
                 + r"$\Psi_\alpha(m_x \| m_{x'})$ is at most the maximum of" + "\n"
                 + r"\begin{align*}" + "\n" + body + "\n" + r"\end{align*}" + "\n"
                 + r"\end{theorem}"
                 + (f"\n{latex_text(f'Scope: this bound {variant.searched_scope}.')}"
                    if variant.searched_scope else ""))
         return "\n\n".join(blocks)
+
+
+def _size_latex(derivation, bound: MixtureBound) -> str:
+    """``, with dataset size $N = |x|$``, where the bound depends on it."""
+    if "N" not in {str(symbol) for symbol in bound.free_symbols}:
+        return ""
+    return f", with dataset size $N = {derivation.size_reference.value}$"
 
 
 def _count(number: int, noun: str) -> str:

@@ -22,6 +22,7 @@ import mpmath as mp
 import numpy as np
 
 from otbound.engine.bound import ConstraintMatrix
+from otbound.engine.relations import BatchRelation
 from otbound.engine.report import ALL_SIZES, LOOSE
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics import three_point
@@ -47,17 +48,13 @@ class DerivedBound:
     loose: bool
     proof: str
     """Where validity was shown: ``"every N (type level)"`` or ``"instances"``."""
+    batch_relation: BatchRelation
+    """The induced distance ``d_Y`` of the constraints: its unit is that of the sensitivity."""
 
     @functools.cached_property
     def symbols(self) -> set:
         """The symbols the bound depends on (computed once)."""
-        found = set()
-        for case in self.bound.cases:
-            for probability, problem in case.terms:
-                found |= probability.free_symbols
-                for component in problem.left + problem.right:
-                    found |= component.weight.free_symbols
-        return found
+        return self.bound.free_symbols
 
     def mirrored(self, label: str) -> "DerivedBound":
         """The bound of the mirrored variant ``label``: every case read in the other direction
@@ -65,12 +62,13 @@ class DerivedBound:
         from otbound.engine.bound import MixtureBound
 
         cases = tuple(case.swapped(case.name) for case in self.bound.cases)
-        return DerivedBound(self.name, label, MixtureBound(cases), self.loose, self.proof)
+        return DerivedBound(self.name, label, MixtureBound(cases), self.loose, self.proof,
+                            self.batch_relation)
 
     def describe(self) -> dict:
         return {"derivation": self.name, "variant": self.label,
                 "bound": LOOSE if self.loose else "d_Y-compatible (001 Cor. D.7)",
-                "valid_for": self.proof}
+                "valid_for": self.proof, "distance_unit": self.batch_relation.unit()}
 
 
 def derive_bound(derivation: "Derivation") -> DerivedBound:
@@ -87,15 +85,28 @@ def derive_bound(derivation: "Derivation") -> DerivedBound:
     reports = [check_case(derivation, case, instances=False) for case in variant.cases]
     for report in reports:
         if report.bound is None:
-            reason = (report.defect or (report.mismatch.describe() if report.mismatch else "")
-                      or report.bound_note or "no bound was derived")
             raise UnsupportedOperation(f"derivation {derivation.name!r} ({variant.label}), case "
-                                       f"{report.case.pair.name}: no bound to evaluate — {reason}")
+                                       f"{report.case.pair.name}: no bound to evaluate — "
+                                       f"{_no_bound_reason(report)}")
     proof = (ALL_SIZES if all(r.proved_valid for r in reports)
              else "the instances of its grid")
     return DerivedBound(derivation.name, variant.label,
                         MixtureBound(tuple(r.bound for r in reports)),
-                        any(r.loose for r in reports), proof)
+                        any(r.loose for r in reports), proof, derivation.batch_relation)
+
+
+def _no_bound_reason(report) -> str:
+    """Why a case has no bound, and what to do about it."""
+    if report.defect or report.mismatch:
+        return ((report.defect or report.mismatch.describe())
+                + "; `otbound derive` shows every check")
+    if report.violation is not None:
+        return (f"its coupling is not d_Y-compatible (001 Def. D.4) "
+                f"{report.violation.describe()}, and the bound is read off the instances only "
+                "for a d_Y-compatible coupling; let otbound search for one of the same events "
+                "(coupling=otbound.AUTO in the case; try it with `otbound derive FILE "
+                "--coupling auto`)")
+    return (report.bound_note or "no bound was derived") + "; `otbound derive` shows why"
 
 
 @functools.lru_cache(maxsize=256)
@@ -185,7 +196,8 @@ def largest_over_sizes(derived: DerivedBound, values: Mapping[str, object]) -> l
     reason = _not_largest_at_smallest_size(derived)
     if reason:
         raise UnsupportedOperation(f"the maximum over N > Q of {derived.name} is not computed: "
-                                   f"{reason}")
+                                   f"{reason}; give one dataset size N instead (--param N=... on "
+                                   "the command line), for datasets of that size")
     others = {k: v for k, v in values.items() if k != "Q"}
     return evaluate(derived, others | {"N": smallest})
 
@@ -358,6 +370,27 @@ class DerivedSetting:
 
     def describe(self) -> dict:
         return self.derived.describe() | {"values": {k: v for k, v in self.values.items()}}
+
+
+def derived_setting(derivation: "Derivation", values: Mapping[str, object]) -> DerivedSetting:
+    """A derivation's bound at ``values``: its structural parameters (``K``) choose the variant,
+    the others (``r``, ``q``, ``N``, or ``Q`` for the maximum over ``N > Q``) are the values of
+    its scheme; a name that is neither is refused with the list of those that are."""
+    structural = {p.name: p.description for p in derivation.parameters}
+    scheme = sorted({str(symbol) for value in derivation.scheme.parameters().values()
+                     for symbol in getattr(value, "free_symbols", ())})
+    unknown = [name for name in values if name not in {*structural, *scheme, "N", "Q"}]
+    if unknown:
+        known = ([f"{name} ({description})" for name, description in structural.items()]
+                 + [f"{name} (of its scheme)" for name in scheme]
+                 + ["N (the dataset size) or Q (the maximum over every N > Q), where the bound "
+                    "depends on the dataset size"])
+        raise InvalidSpecification(f"derivation {derivation.name!r} has no parameter "
+                                   f"{unknown[0]}; its parameters: {'; '.join(known)}",
+                                   parameter="param")
+    chosen = derivation.at({k: v for k, v in values.items() if k in structural})
+    return DerivedSetting(derive_bound(chosen),
+                          {k: v for k, v in values.items() if k not in structural})
 
 
 def solved_cases(cases: list[list[Term]], mechanism,

@@ -194,7 +194,7 @@ def _each_case(setting: Subsampling, mechanism: Mechanism, evaluate,
                                 and setting.scheme is SchemeKind.POISSON else [])
         raise UnsupportedOperation(
             f"method='{method.value}': no exact solver{needed} for the {mechanism.name} "
-            f"mechanism with {setting.describe()} ({error}); use "
+            f"mechanism under {setting.summary()} ({error}); use "
             + " or ".join(f"method='{name}'" for name in works)) from error
     return maximum(results)
 

@@ -265,7 +265,7 @@ def _loss_error(pair: MixturePair, z: np.ndarray) -> np.ndarray:
 def _phi_sensitivity(alpha, loss: np.ndarray, loss_error: np.ndarray) -> np.ndarray:
     """Relative change of ``φ_α(e^u)`` when ``u`` moves by ``loss_error``: at most
     ``(2/|u| + α + 1)·du`` (``φ ≈ α(α−1)u²/2`` near zero, ``≈ e^{αu}`` far out), capped at 1e300."""
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # capped below
         change = np.where(loss_error > 0, (2 / np.abs(loss) + alpha + 1) * loss_error, 0.0)
     return np.minimum(change, 1e300)
 

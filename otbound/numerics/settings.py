@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 
 from otbound.choices import SchemeKind
+from otbound.engine.relations import BatchRelation
 from otbound.errors import InvalidSpecification, as_choice
 from otbound.numerics.limits import MAX_GROUP, show
 from otbound.numerics.problems import Term
@@ -41,7 +42,8 @@ def _count(name: str, value, minimum: int, maximum: int | None = None) -> int:
 class Subsampling:
     """A subsampling scheme and a neighbouring relation, as on the command line.
 
-    ``scheme`` is ``"poisson"`` (with ``rate``; relation ``group`` = every pair at
+    ``scheme`` is ``"poisson"`` (with ``rate``, or ``batch_size`` and ``dataset_size`` for the
+    rate ``batch_size/dataset_size`` of that expected batch size; relation ``group`` = every pair at
     insertion/removal distance ≤ K, or one pair with ``insertions`` and ``removals``) or ``"wor"``
     (sampling without replacement with ``batch_size`` and ``dataset_size``; relation
     ``substitutions``).
@@ -64,13 +66,18 @@ class Subsampling:
             self._check_wor()
 
     def _check_poisson(self) -> None:
-        if self.rate is None or not (0 <= float(self.rate) <= 1):
+        if self.rate is None:
+            object.__setattr__(self, "rate", self._rate_from_sizes())
+        elif self.batch_size is not None or self.dataset_size is not None:
+            raise InvalidSpecification("give rate, or batch_size and dataset_size (then rate = "
+                                       "batch_size/dataset_size), not both", parameter="rate")
+        if not 0 <= float(self.rate) <= 1:
             raise InvalidSpecification(f"rate must be in [0, 1], got {show(self.rate)}",
                                        parameter="rate")
         object.__setattr__(self, "rate", float(self.rate))
-        for name in ("batch_size", "dataset_size", "substitutions"):
-            if getattr(self, name) is not None:
-                raise InvalidSpecification(f"{name} applies to scheme='wor'", parameter=name)
+        if self.substitutions is not None:
+            raise InvalidSpecification("substitutions applies to scheme='wor'",
+                                       parameter="substitutions")
         explicit = self.insertions is not None or self.removals is not None
         if explicit and self.group is not None:
             raise InvalidSpecification("give either group or insertions/removals, not both",
@@ -86,6 +93,16 @@ class Subsampling:
         else:
             object.__setattr__(self, "group", _count("group", 1 if self.group is None
                                                      else self.group, 1, MAX_GROUP))
+
+    def _rate_from_sizes(self) -> float:
+        """Poisson sampling with expected batch size ``batch_size``: rate B/N."""
+        if self.batch_size is None or self.dataset_size is None:
+            raise InvalidSpecification("scheme='poisson' needs rate (or batch_size and "
+                                       "dataset_size: rate = batch_size/dataset_size)",
+                                       parameter="rate")
+        size = _count("dataset_size", self.dataset_size, 1)
+        expected = _count("batch_size", self.batch_size, 0, size)
+        return expected / size   # the double nearest to B/N (int division is correctly rounded)
 
     def _check_wor(self) -> None:
         for name in ("rate", "group", "insertions", "removals"):
@@ -163,10 +180,29 @@ class Subsampling:
         return [terms for name, structural in derivations
                 for terms in evaluate(bundled(name, **structural), values)]
 
+    @property
+    def batch_relation(self) -> BatchRelation:
+        """The induced distance of the derivations this setting stands for."""
+        return (BatchRelation.SUBSTITUTION if self.scheme is SchemeKind.WOR
+                else BatchRelation.INSERTION_REMOVAL)
+
+    def summary(self) -> str:
+        """The setting in words, for messages."""
+        if self.scheme is SchemeKind.WOR:
+            return (f"sampling without replacement (batch size {self.batch_size} of "
+                    f"{self.dataset_size}), {self.substitutions} substituted")
+        relation = (f"groups of {self.group}" if self.group is not None
+                    else f"{self.insertions} inserted and {self.removals} removed")
+        return f"Poisson subsampling at rate {show(self.rate)}, {relation}"
+
     def describe(self) -> dict:
         fields = {"scheme": self.scheme.value}
         for name in ("rate", "batch_size", "dataset_size", "group", "insertions", "removals",
                      "substitutions"):
             if getattr(self, name) is not None:
                 fields[name] = getattr(self, name)
-        return fields
+        if self.scheme is SchemeKind.POISSON and self.batch_size is not None:
+            del fields["batch_size"], fields["dataset_size"]
+            fields["rate_from"] = (f"expected batch size / dataset size = "
+                                   f"{self.batch_size}/{self.dataset_size}")
+        return fields | {"distance_unit": self.batch_relation.unit()}

@@ -51,7 +51,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
+from scipy.special import expit, gammaln, logsumexp
 
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.pairs import Family
@@ -160,7 +160,7 @@ def _modes(shift: np.ndarray, b: float, order: int, log_odds: float) -> np.ndarr
     low, high = np.full(shift.size, -(order - 1) * b - 1.0), np.zeros(shift.size)
     for _ in range(60):
         middle = (low + high) / 2
-        slope = -middle - (order - 1) * b / (1 + np.exp(-(shift + b * middle + log_odds)))
+        slope = -middle - (order - 1) * b * expit(shift + b * middle + log_odds)
         low, high = np.where(slope > 0, middle, low), np.where(slope > 0, high, middle)
     return (low + high) / 2
 
