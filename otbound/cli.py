@@ -507,6 +507,7 @@ def _evaluate_method(args: argparse.Namespace, inputs: str, outputs: str, evalua
                      method: Method) -> dict:
     """One method's result, as in the JSON output."""
     from otbound.numerics.mechanisms import describe
+    from otbound.numerics.methods import explain
 
     points = getattr(args, inputs)
     bounds = evaluate(setting, mechanism, method, points, certified=args.certified)
@@ -516,13 +517,7 @@ def _evaluate_method(args: argparse.Namespace, inputs: str, outputs: str, evalua
               "method": method.value, "setting": setting.describe() | describe(mechanism)}
     if args.certified:
         result["certified"] = True
-    if args.derivation:
-        result["pairs"] = _pairs_text(setting, mechanism, method, renyi=outputs == "epsilon")
-    elif method is Method.TIGHT and outputs == "epsilon":
-        from otbound.numerics import three_point
-
-        if three_point.applies(setting, mechanism):
-            result["worst_case"] = three_point.BASIS
+    result["pairs"] = explain(setting, mechanism, method, renyi=outputs == "epsilon")
     return result
 
 
@@ -535,8 +530,6 @@ def _print_evaluation(result: dict, inputs: str, outputs: str) -> None:
           + _setting_text(result["setting"]))
     if "pairs" in result:
         print(f"dominating pairs: {result['pairs']}")
-    if "worst_case" in result:
-        print(f"worst case: {result['worst_case']}")
     if result.get("certified"):
         print("certified: upper ends of rigorous enclosures (error bound = enclosure width)")
     print(f"{inputs:>12}  {outputs:>16}  {'error bound':>11}")
@@ -553,16 +546,6 @@ def _setting_text(setting: dict) -> str:
     if "sensitivity" in shown and "distance_unit" in setting:
         shown["sensitivity"] = f"{shown['sensitivity']} per {setting['distance_unit']}"
     return ", ".join(f"{k} = {v}" for k, v in shown.items())
-
-
-def _pairs_text(setting: DerivedSetting, mechanism: Mechanism, method: Method,
-                renyi: bool) -> str:
-    """How the derivation's bound was turned into dominating pairs (for the output)."""
-    from otbound.numerics.derived import solved_cases
-
-    if method is Method.AGNOSTIC:
-        return "mechanism-agnostic (joint convexity over the product coupling), as asked"
-    return solved_cases(setting.cases(), mechanism, renyi)[1]
 
 
 def _rdp(args: argparse.Namespace) -> int:
@@ -589,9 +572,10 @@ def _account(args: argparse.Namespace) -> int:
                           "posthoc (certified enclosures of the steps' dominating pairs)")
     with Progress("account", quiet=args.quiet) as progress, certified_mode(args.certified):
         progress(f"composing {args.steps} steps ({args.accountant})")
-        guarantee, step, setting = _guarantee(args)
+        guarantee, setting = _guarantee(args)
         if args.plot:
-            _plot_account(args, step, Accountant(args.accountant), _options(args), progress)
+            _plot_account(args, _account_step(args), Accountant(args.accountant),
+                          _options(args), progress)
     result = {"epsilon": guarantee.epsilon, "delta": guarantee.delta, "steps": guarantee.steps,
               "accountant": guarantee.accountant.value, "method": "tight", "setting": setting}
     result |= guarantee.details
@@ -643,7 +627,7 @@ def _calibrate(args: argparse.Namespace) -> int:
                           target_epsilon=args.target_epsilon, target_delta=args.target_delta,
                           sensitivity=args.sensitivity or 1.0, progress=progress)
         progress(f"verifying {solved} = {show(found.value)}")
-        guarantee, _, setting = _guarantee(at(found.value))
+        guarantee, setting = _guarantee(at(found.value))
     met = (guarantee.epsilon <= args.target_epsilon if args.target_epsilon is not None
            else guarantee.delta <= args.target_delta)
     if not met:
@@ -738,26 +722,29 @@ def _options(args: argparse.Namespace) -> dict:
                                else args.discretisation)}
 
 
-def _guarantee(args: argparse.Namespace) -> tuple[Guarantee, Step, dict]:
-    """``account``'s answer for its flags (``--method``), the step, and the setting as shown:
-    the tight pairs of :func:`_account_step` where they exist, else the method's bound
-    (:func:`otbound.accounting.methods.account_method`, which names it)."""
+def _guarantee(args: argparse.Namespace) -> tuple[Guarantee, dict]:
+    """``account``'s answer for its flags (``--method``; one API call,
+    :func:`otbound.accounting.methods.account_method`, which names the bound it used), and the
+    setting as shown."""
     from otbound.accounting.accountant import account
     from otbound.accounting.methods import account_method
+    from otbound.numerics.mechanisms import describe
 
     accountant, options, method = Accountant(args.accountant), _options(args), Method(args.method)
     if args.posthoc is not None and method is not Method.POSTHOC:
         raise InvalidSpecification("--posthoc applies to --method posthoc")
-    step = _account_step(args)
-    built_in = args.derivation is None and args.scheme in ("poisson", "wor")
-    if method is not Method.TIGHT and not built_in:
-        raise UnsupportedOperation(f"--method {method.value} applies to --scheme poisson or wor "
-                                   "in account; use --method tight")
-    if not built_in or (method is Method.TIGHT and step.setting.get("pairs") == "tight"):
-        return account([step], accountant, **options), step, step.setting
-    guarantee = account_method(_subsampling(args), _mechanism(args), args.steps, method,
-                               accountant, posthoc=Posthoc(args.posthoc or "best"), **options)
-    return guarantee, step, {k: v for k, v in step.setting.items() if k != "pairs"}
+    _check_truncated_flags(args)
+    if args.scheme == "truncated-poisson":
+        if method is not Method.TIGHT:
+            raise UnsupportedOperation(f"--method {method.value} does not apply to --scheme "
+                                       "truncated-poisson; use --method tight")
+        step = _account_step(args)
+        return account([step], accountant, **options), step.setting
+    setting, mechanism = _derived_setting(args) if args.derivation else _subsampling(args), \
+        _mechanism(args)
+    guarantee = account_method(setting, mechanism, args.steps, method, accountant,
+                               posthoc=Posthoc(args.posthoc or "best"), **options)
+    return guarantee, setting.describe() | describe(mechanism)
 
 
 def _plot_account(args: argparse.Namespace, step: Step, accountant: Accountant, options: dict,
@@ -773,18 +760,29 @@ def _plot_account(args: argparse.Namespace, step: Step, accountant: Accountant, 
 
 
 def _account_step(args: argparse.Namespace) -> Step:
-    from otbound.accounting.steps import derived_step, subsampled_step
+    """The step of ``account``'s setting (for its plot)."""
+    from otbound.accounting.steps import subsampled_step
     from otbound.accounting.truncated import TruncatedPoissonSetting, truncated_step
 
     if args.derivation:
-        return derived_step(_derived_setting(args), _mechanism(args), args.steps)
+        return subsampled_step(_derived_setting(args), _mechanism(args), args.steps)
+    _check_truncated_flags(args)
+    if args.scheme != "truncated-poisson":
+        return subsampled_step(_subsampling(args), _mechanism(args), args.steps)
+    sampling = TruncatedPoissonSetting(args.rate, args.max_batch, args.dataset_size,
+                                Neighbouring(args.neighbouring or "add-remove"))
+    return truncated_step(sampling, _mechanism(args), args.steps)
+
+
+def _check_truncated_flags(args: argparse.Namespace) -> None:
+    """The flags of truncated Poisson sampling with it, and only with it."""
     truncated = args.scheme == "truncated-poisson"
     for flag in ("max_batch", "neighbouring"):
         if not truncated and getattr(args, flag) is not None:
             raise InvalidSpecification(f"--{flag.replace('_', '-')} applies to "
                                        "--scheme truncated-poisson")
     if not truncated:
-        return subsampled_step(_subsampling(args), _mechanism(args), args.steps)
+        return
     for flag in ("group", "insertions", "removals", "batch_size", "substitutions"):
         if getattr(args, flag) is not None:
             raise InvalidSpecification(f"--{flag.replace('_', '-')} does not apply to "
@@ -793,9 +791,6 @@ def _account_step(args: argparse.Namespace) -> Step:
         if getattr(args, flag) is None:
             raise InvalidSpecification(f"--scheme truncated-poisson needs "
                                        f"--{flag.replace('_', '-')}")
-    sampling = TruncatedPoissonSetting(args.rate, args.max_batch, args.dataset_size,
-                                Neighbouring(args.neighbouring or "add-remove"))
-    return truncated_step(sampling, _mechanism(args), args.steps)
 
 
 def _verify(args: argparse.Namespace) -> int:

@@ -22,7 +22,7 @@ from otbound.accounting import pld, rdp
 from otbound.accounting.accountant import account
 from otbound.accounting.conversion import (balle_delta, balle_epsilon, mironov_delta,
                                            mironov_epsilon, optimal_deltas, optimal_epsilons)
-from otbound.accounting.steps import subsampled_step
+from otbound.accounting.steps import prop_e5_step, subsampled_step
 from otbound.accounting.truncated import (PROBABILITY_ERROR, TruncatedPoissonSetting, naive_epsilon,
                                           truncated_step)
 from otbound.choices import Accountant, Conversion, Method, Neighbouring
@@ -218,8 +218,9 @@ def test_accountant_reports_either_direction_consistently():
         assert at_epsilon.delta <= 1e-5 * (1 + 1e-3)
     with pytest.raises(InvalidSpecification, match="exactly one of delta and epsilon"):
         account(step, Accountant.PLD)
-    with pytest.raises(UnsupportedOperation, match="exact solver"):
-        subsampled_step(Subsampling("poisson", rate=0.1), _NoSolver(0.75), 1)
+    # no exact solver: the product coupling's pairs (mechanism-agnostic), said so
+    fallback = subsampled_step(Subsampling("poisson", rate=0.1), _NoSolver(0.75), 1)
+    assert fallback.setting["pairs"].startswith("mechanism-agnostic")
 
 
 class _NoSolver(RandomizedResponse):
@@ -229,10 +230,13 @@ class _NoSolver(RandomizedResponse):
         raise UnsupportedOperation("no solver")
 
 
-def test_substitution_without_an_exact_solver_uses_prop_e5_pairs():
-    """Gaussian under substitution: 001 Prop. E.5's labelled mixture, said so: one substituted
-    element is sampled with probability q/N = 0.2, so δ(ε) = 0.2 δ_{N(1)‖N(0)}(ε)."""
-    step = subsampled_step(Subsampling("wor", batch_size=2, dataset_size=10), gaussian(1.0), 1)
+def test_substitution_without_an_exact_solver_has_relaxed_and_prop_e5_pairs():
+    """Gaussian under substitution: the relaxed pattern's pairs, said so, and 001 Prop. E.5's
+    labelled mixture: one substituted element is sampled with probability q/N = 0.2, so
+    δ(ε) = 0.2 δ_{N(1)‖N(0)}(ε)."""
+    setting = Subsampling("wor", batch_size=2, dataset_size=10)
+    assert subsampled_step(setting, gaussian(1.0), 1).setting["pairs"].startswith("relaxed")
+    step = prop_e5_step(setting, gaussian(1.0), 1)
     assert "Prop. E.5" in step.setting["pairs"]
     delta = account([step], Accountant.PLD, epsilon=0.5).delta
     single = hockey_stick(MixturePair(Family.GAUSSIAN, 1.0, [1.0], [0.0], [0.0], [0.0]), 0.5)

@@ -15,7 +15,8 @@ def test_rdp_json(capsys):
     code, out, _ = run_cli(capsys, "rdp", *BASE, "--alpha", "2,8,1.5", "--json")
     result = json.loads(out)
     assert code == 0 and result["alpha"] == [2.0, 8.0, 1.5]
-    assert set(result) == {"alpha", "epsilon", "method", "setting", "error_bound"}
+    assert set(result) == {"alpha", "epsilon", "method", "setting", "error_bound", "pairs"}
+    assert result["pairs"].startswith("tight: the worst case of the gaussian mechanism")
     assert result["method"] == "tight" and result["setting"]["group"] == 1
     assert abs(result["epsilon"][0] - 1.7181342207454e-4) < 1e-15
 
@@ -25,7 +26,8 @@ def test_adp_json_and_text(capsys):
                            "--mechanism", "laplace", "--scale", "2", "--epsilon", "0.5,1",
                            "--method", "agnostic", "--json")
     result = json.loads(out)
-    assert code == 0 and set(result) == {"epsilon", "delta", "method", "setting", "error_bound"}
+    assert code == 0 and set(result) == {"epsilon", "delta", "method", "setting", "error_bound",
+                                         "pairs"}
     assert result["method"] == "agnostic" and len(result["delta"]) == 2
     code, out, _ = run_cli(capsys, "adp", *BASE, "--epsilon", "1")
     assert code == 0 and "delta" in out
@@ -47,8 +49,9 @@ def test_adp_json_and_text(capsys):
     (["adp", "--scheme", "poisson", "--rate", "0.1", "--mechanism", "gaussian", "--epsilon", "1"],
      "--mechanism gaussian needs --sigma"),
     (["rdp", *BASE, "--scale", "2", "--alpha", "2"], "--scale does not apply to --mechanism gaussian"),
-    (["adp", "--scheme", "wor", "--batch-size", "2", "--dataset-size", "9", "--mechanism",
-      "gaussian", "--sigma", "1", "--epsilon", "1"], "use --method agnostic"),
+    (["adp", "--derivation", "wr-substitution", "--param", "q=2", "--param", "N=9",
+      "--mechanism", "gaussian", "--sigma", "1", "--epsilon", "1", "--method", "posthoc"],
+     "use --method tight or --method agnostic"),
 ])
 def test_invalid_settings_exit_2_with_one_line(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_info:

@@ -2,6 +2,7 @@
 
 import json
 import math
+from dataclasses import replace
 from fractions import Fraction
 
 import mpmath as mp
@@ -97,8 +98,7 @@ def test_numbers_follow_the_derived_bound(monkeypatch):
     def doubled_rate(name, **structural):
         found = original(name, **structural)
         bound = _substituted(found.bound, {r: 2 * r})
-        return derived.DerivedBound(found.name, found.label, bound, found.loose, found.proof,
-                                    found.batch_relation)
+        return replace(found, bound=bound)
 
     monkeypatch.setattr(derived, "bundled", doubled_rate)
     after = [b.value for b in rdp(setting, gaussian(1.0), "tight", alphas)]
@@ -203,9 +203,9 @@ def test_type_level_and_instances_agree_on_every_bundled_variant():
     (["rdp", "--scheme", "poisson", "--rate", "0.1", "--param", "K=1",
       "--mechanism", "gaussian", "--sigma", "1", "--alpha", "2"], "--param applies with --derivation"),
     (["rdp", "--mechanism", "gaussian", "--sigma", "1", "--alpha", "2"], "give a setting"),
-    (["rdp", "--derivation", "001-thm-4.1", "--param", "K=2", "--param", "r=0.1",
+    (["rdp", "--derivation", "wr-substitution", "--param", "q=2", "--param", "N=10",
       "--mechanism", "gaussian", "--sigma", "1", "--alpha", "2", "--method", "posthoc"],
-     "method posthoc"),
+     "--method posthoc applies group privacy to a K = 1 bound of the same scheme"),
     (["rdp", "--derivation", "001-thm-F.2", "--param", "q=2", "--param", "Q=10",
       "--mechanism", "gaussian", "--sigma", "1", "--alpha", "2"],
      "the maximum over N > Q of 001-thm-F.2 is not computed"),
@@ -305,8 +305,8 @@ def test_valid_non_compatible_coupling_gives_a_sound_loose_bound(capsys, tmp_pat
                 assert result["setting"]["bound"] == "valid, not d_Y-compatible (may be loose)"
         loose, compatible = numbers[(method, str(path))], numbers[(method, "001-thm-3.6")]
         assert all(a >= b for a, b in zip(loose, compatible))
-    assert all(a > b for a, b in zip(numbers[("agnostic", str(path))],
-                                     numbers[("agnostic", "001-thm-3.6")]))
+    # agnostic: the published bounds of the scheme and relation (Wang et al. 2019) apply to both
+    assert numbers[("agnostic", str(path))] == numbers[("agnostic", "001-thm-3.6")]
     report = verify_derivation(run(load_file(path)), max_n=5, samples=300, seed=1)
     assert report.passed
 

@@ -179,13 +179,19 @@ def test_numbers_agree_with_high_precision_quadrature(capsys, relation, mechanis
     result = _cli(capsys, "rdp", relation, mechanism, "--alpha", "2,8")
     exact = relation == "wr-insertion-removal" or mechanism == "randomized-response"
     assert result["pairs"].startswith("tight" if exact else "relaxed")
-    for alpha, epsilon in zip(result["alpha"], result["epsilon"]):
-        assert _agrees(epsilon, reference_rdp(relation, mechanism, value, alpha))
-    result = _cli(capsys, "adp", relation, mechanism, "--epsilon", ",".join(map(str, epsilons)))
+    # without an exact solver, the relaxed bound or the agnostic one where it is smaller
+    agnostic = _cli(capsys, "rdp", relation, mechanism, "--alpha", "2,8", "--method", "agnostic")
+    for alpha, epsilon, other in zip(result["alpha"], result["epsilon"], agnostic["epsilon"]):
+        reference = reference_rdp(relation, mechanism, value, alpha)
+        assert _agrees(epsilon, reference) or (not exact and epsilon == other < reference)
+    points = ",".join(map(str, epsilons))
+    result = _cli(capsys, "adp", relation, mechanism, "--epsilon", points)
+    agnostic = _cli(capsys, "adp", relation, mechanism, "--epsilon", points, "--method",
+                    "agnostic")
     deltas = [reference_delta(relation, mechanism, value, e) for e in result["epsilon"]]
     assert any(d > 0 for d in deltas)
-    for delta, reference in zip(result["delta"], deltas):
-        assert _agrees(delta, reference)
+    for delta, reference, other in zip(result["delta"], deltas, agnostic["delta"]):
+        assert _agrees(delta, reference) or (not exact and delta == other < reference)
 
 
 @pytest.mark.parametrize("relation", RELATIONS)

@@ -14,24 +14,25 @@ from otbound.accounting import pld
 from otbound.accounting.accountant import Guarantee, account, best_guarantee, check_target
 from otbound.accounting.posthoc import posthoc_guarantee
 from otbound.accounting.profiles import profile_guarantee
-from otbound.accounting.steps import subsampled_step
-from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc
+from otbound.accounting.steps import prop_e5_step, subsampled_step
+from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc,
+                             SchemeKind)
 from otbound.errors import as_choice
 from otbound.numerics.mechanisms import Mechanism
+from otbound.numerics.methods import exact
 from otbound.numerics.settings import Subsampling
 
-E5_PAIRS = "tight (001 Prop. E.5 pairs)"
-"""The name of ``tight``'s fallback without replacement, in ``details["method"]``."""
-
-
-def account_method(setting: Subsampling, mechanism: Mechanism, count: int,
+def account_method(setting, mechanism: Mechanism, count: int,
                    method: Method | str = Method.TIGHT,
                    accountant: Accountant | str = Accountant.BEST, *,
                    posthoc: Posthoc | str = Posthoc.BEST, delta: float | None = None,
                    epsilon: float | None = None, conversion: Conversion = Conversion.OPTIMAL,
                    discretisation: float = DEFAULT_DISCRETISATION) -> Guarantee:
-    """ε at ``delta`` (or δ at ``epsilon``) after ``count`` steps of ``setting`` with
-    ``mechanism``, bounded by ``method``; ``details["method"]`` names the bound used."""
+    """ε at ``delta`` (or δ at ``epsilon``) after ``count`` steps of ``setting`` (built-in or a
+    derivation's) with ``mechanism``, bounded by ``method``; ``details["method"]`` names the
+    bound used. Where ``tight`` has no exact solver, the smallest of the sound alternatives is
+    reported: the relaxed pairs, 001 Prop. E.5's pairs (without replacement), the agnostic
+    bound."""
     method = as_choice(Method, method, "method")
     accountant = as_choice(Accountant, accountant, "accountant")
     posthoc = as_choice(Posthoc, posthoc, "posthoc")
@@ -47,13 +48,23 @@ def account_method(setting: Subsampling, mechanism: Mechanism, count: int,
     if method is Method.POSTHOC:
         return _named(posthoc_guarantee(setting, mechanism, count, posthoc, accountant,
                                         **options), "posthoc")
-    if step.setting["pairs"] == "tight":
+    if exact(step.setting["pairs"]):
         return _named(account([step], accountant, **options), "tight")
-    return best_guarantee({
-        E5_PAIRS: lambda: _named(account([step], accountant, **options), E5_PAIRS),
-        "agnostic": lambda: _named(profile_guarantee(setting, mechanism, Method.AGNOSTIC, count,
-                                                     accountant, **options), "agnostic")},
-        delta, what="method")
+    alternatives = {RELAXED: lambda: _named(account([step], accountant, **options), RELAXED),
+                    "agnostic": lambda: _named(profile_guarantee(
+                        setting, mechanism, Method.AGNOSTIC, count, accountant, **options),
+                        "agnostic")}
+    if isinstance(setting, Subsampling) and setting.scheme is SchemeKind.WOR:
+        pairs = prop_e5_step(setting, mechanism, count)
+        alternatives[E5_PAIRS] = lambda: _named(account([pairs], accountant, **options),
+                                                E5_PAIRS)
+    return best_guarantee(alternatives, delta, what="method")
+
+
+RELAXED = "tight (relaxed pairs)"
+"""``tight``'s fallback where no exact solver applies: the relaxed or product-coupling pairs."""
+E5_PAIRS = "tight (001 Prop. E.5 pairs)"
+"""The name of ``tight``'s fallback without replacement, in ``details["method"]``."""
 
 
 def _named(guarantee: Guarantee, method: str) -> Guarantee:

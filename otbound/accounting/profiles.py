@@ -22,7 +22,7 @@ from otbound.choices import Accountant, Conversion, Method
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.methods import adp
 from otbound.numerics.methods import rdp as rdp_bounds
-from otbound.numerics.settings import Subsampling
+from otbound.numerics.settings import Subsampling, unit_setting
 
 
 def profile_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method, count: int,
@@ -73,16 +73,18 @@ def method_pld(setting: Subsampling, mechanism: Mechanism, method: Method,
         negative = -np.expm1(epsilons) + np.exp(epsilons) * below
         return np.where(epsilons >= 0, above, negative) * (1 + pld.ROUNDING_RELATIVE)
 
-    high = setting.group_size * max(
-        pld.pair_loss_range(pair)[1]
-        for case in subsampled_step(setting.with_group_size(1), mechanism, 1).cases
-        for _, pairs in case for pair in pairs)
+    single, group = unit_setting(setting)
+    high = group * max(pld.pair_loss_range(pair)[1]
+                       for case in subsampled_step(single, mechanism, 1).cases
+                       for _, pairs in case for pair in pairs)
     return pld.profile_pld(profile, -high, high, discretisation)
 
 
-def swapped(setting: Subsampling) -> Subsampling:
-    """The relation with the two datasets of every pair exchanged (itself unless it names one
-    pair of insertions and removals)."""
+def swapped(setting):
+    """The relation with the two datasets of every pair exchanged (itself where that changes
+    nothing: a group, or a substitution)."""
+    if not isinstance(setting, Subsampling):
+        return setting.swapped()
     if setting.group is not None or setting.insertions is None:
         return setting
     return Subsampling(setting.scheme, rate=setting.rate, insertions=setting.removals,

@@ -12,10 +12,10 @@ import math
 from dataclasses import dataclass
 
 from otbound.choices import SchemeKind
-from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.errors import InvalidSpecification
 from otbound.numerics.limits import MAX_STEPS, show
 from otbound.numerics.mechanisms import Mechanism, describe
-from otbound.numerics.methods import Branch, tight_branches
+from otbound.numerics.methods import Branch, solved, tight_branches
 from otbound.numerics.settings import Subsampling
 
 StepCase = tuple[Branch, ...]
@@ -44,44 +44,37 @@ class Step:
         object.__setattr__(self, "count", int(count))
 
 
-def subsampled_step(setting: Subsampling, mechanism: Mechanism, count: int) -> Step:
-    """A subsampled mechanism with the engine's tight dominating pairs (001, 003 Thm. 3.8).
-
-    Under substitution, where no exact solver exists for a mechanism (the Gaussian and Laplace),
-    the dominating pairs of 001 Prop. E.5 are used instead — the labelled mixture over the number
-    of substituted elements sampled, each at its worst distance: sound, not tight, and said so in
-    the step's description (``"pairs"``)."""
-    described = setting.describe() | describe(mechanism)
-    try:
-        cases = tuple(tuple(tight_branches(terms, mechanism)) for terms in setting.cases())
-        described["pairs"] = "tight"
-    except UnsupportedOperation as error:
-        if setting.scheme is not SchemeKind.WOR:
-            raise UnsupportedOperation(
-                f"accounting needs the dominating pairs of an exact solver, and there is none "
-                f"for the {mechanism.name} mechanism under {setting.summary()} ({error}); "
-                "method='agnostic' gives a sound bound") from error
-        (terms,) = setting.agnostic_cases()
-        cases = (tuple(tight_branches(terms, mechanism)),)
-        described["pairs"] = "001 Prop. E.5 (no exact solver; sound, not tight)"
-    if setting.scheme is SchemeKind.WOR:
-        relation = ("substitution", setting.substitutions)
-    else:
-        relation = ("insert-remove", tuple(setting.shapes()))
-    return Step(cases, count, relation, described)
-
-
-def derived_step(setting, mechanism: Mechanism, count: int) -> Step:
-    """A step whose privacy is a derivation's bound (``--derivation``): its dominating pairs
-    from the mechanism's solver, or mechanism-agnostic ones where it has none (said in
-    ``"pairs"``)."""
-    from otbound.numerics.derived import solved_cases
-
-    cases, how = solved_cases(setting.cases(), mechanism)
+def subsampled_step(setting, mechanism: Mechanism, count: int) -> Step:
+    """``count`` steps of a setting (built-in or a derivation's) with the dominating pairs of its
+    bound: the mechanism's exact solver where it applies, else a sound relaxation or the
+    product coupling (:func:`otbound.numerics.methods.solved`), said in ``"pairs"``."""
+    branches, how = solved(setting, mechanism)
     described = setting.describe() | describe(mechanism) | {"pairs": how}
-    relation = ("derivation", setting.derived.name, setting.derived.label,
+    cases = tuple(tuple(case) for case in branches)
+    return Step(cases, count, _relation(setting), described)
+
+
+def prop_e5_step(setting: Subsampling, mechanism: Mechanism, count: int) -> Step:
+    """K-fold substitution without replacement by 001 Prop. E.5's dominating pairs — the
+    labelled mixture over the number of substituted elements sampled, each at its worst
+    distance: sound for any mechanism, not tight."""
+    (terms,) = setting.agnostic_cases()
+    described = setting.describe() | describe(mechanism) | {"pairs": E5_DESCRIPTION}
+    return Step((tuple(tight_branches(terms, mechanism)),), count, _relation(setting),
+                described)
+
+
+E5_DESCRIPTION = "001 Prop. E.5 (sound, not tight)"
+
+
+def _relation(setting) -> tuple:
+    """What a step's cases refer to: steps compose only under one relation."""
+    if not isinstance(setting, Subsampling):
+        return ("derivation", setting.derived.name, setting.derived.label,
                 tuple(sorted((k, str(v)) for k, v in setting.values.items())))
-    return Step(tuple(tuple(branches) for branches in cases), count, relation, described)
+    if setting.scheme is SchemeKind.WOR:
+        return ("substitution", setting.substitutions)
+    return ("insert-remove", tuple(setting.shapes()))
 
 
 def check_composable(steps: list[Step]) -> None:

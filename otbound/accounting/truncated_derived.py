@@ -40,7 +40,13 @@ def derived(neighbouring: Neighbouring = Neighbouring.ADD_REMOVE):
              Neighbouring.REPLACE_ONE: truncation.derived_substitution_bound}[neighbouring]()
     return DerivedBound("002-truncated-poisson", neighbouring.value, bound, False,
                         f"every N (generative coupling; {SOURCES[neighbouring]})",
-                        batch_relation(neighbouring))
+                        batch_relation(neighbouring),
+                        tuple(SHAPES[neighbouring] for _ in bound.cases), None)
+
+
+SHAPES = {Neighbouring.ADD_REMOVE: (0, 1), Neighbouring.ZERO_OUT: (1, 1),
+          Neighbouring.REPLACE_ONE: (1, 1)}
+"""``(K₊, K₋)`` of the datasets of each relation's cases (zero-out replaces a record)."""
 
 
 def batch_relation(neighbouring: Neighbouring) -> BatchRelation:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Mapping
 import mpmath as mp
 import numpy as np
 
+from otbound.choices import SchemeKind
 from otbound.engine.bound import ConstraintMatrix
 from otbound.engine.relations import BatchRelation
 from otbound.engine.report import ALL_SIZES, LOOSE
@@ -50,6 +51,10 @@ class DerivedBound:
     """Where validity was shown: ``"every N (type level)"`` or ``"instances"``."""
     batch_relation: BatchRelation
     """The induced distance ``d_Y`` of the constraints: its unit is that of the sensitivity."""
+    shapes: tuple[tuple[int, int], ...]
+    """``(K₊, K₋)`` of each case: how many elements its pair of datasets inserts and removes."""
+    scheme_kind: SchemeKind | None
+    """The scheme, where published baselines know it (Poisson, without replacement)."""
 
     @functools.cached_property
     def symbols(self) -> set:
@@ -63,7 +68,8 @@ class DerivedBound:
 
         cases = tuple(case.swapped(case.name) for case in self.bound.cases)
         return DerivedBound(self.name, label, MixtureBound(cases), self.loose, self.proof,
-                            self.batch_relation)
+                            self.batch_relation, tuple((r, i) for i, r in self.shapes),
+                            self.scheme_kind)
 
     def describe(self) -> dict:
         return {"derivation": self.name, "variant": self.label,
@@ -92,7 +98,18 @@ def derive_bound(derivation: "Derivation") -> DerivedBound:
              else "the instances of its grid")
     return DerivedBound(derivation.name, variant.label,
                         MixtureBound(tuple(r.bound for r in reports)),
-                        any(r.loose for r in reports), proof, derivation.batch_relation)
+                        any(r.loose for r in reports), proof, derivation.batch_relation,
+                        tuple((len(case.pair.inserted), len(case.pair.removed))
+                              for case in variant.cases),
+                        scheme_kind(derivation.scheme))
+
+
+def scheme_kind(scheme) -> SchemeKind | None:
+    """The kind of an engine scheme that published baselines know, else ``None``."""
+    from otbound.engine.schemes import Poisson, WithoutReplacement
+
+    kinds = {Poisson: SchemeKind.POISSON, WithoutReplacement: SchemeKind.WOR}
+    return kinds.get(type(scheme))
 
 
 def _no_bound_reason(report) -> str:
@@ -367,6 +384,43 @@ class DerivedSetting:
 
     def cases(self) -> list[list[Term]]:
         return list(self._cases)
+
+    def shapes(self) -> list[tuple[int, int]]:
+        """``(K₊, K₋)`` of each case."""
+        return list(self.derived.shapes)
+
+    @property
+    def scheme(self) -> SchemeKind | None:
+        return self.derived.scheme_kind
+
+    @property
+    def rate(self) -> float | None:
+        """The Poisson rate, where the scheme is Poisson subsampling."""
+        if self.scheme is not SchemeKind.POISSON:
+            return None
+        return float(_exact("r", self.values["r"]))
+
+    @property
+    def sampled_fraction(self) -> float | None:
+        """``q/N`` without replacement (``q/(Q + 1)``, the largest, for every ``N > Q``)."""
+        if self.scheme is not SchemeKind.WOR or "q" not in self.values:
+            return None
+        size = (_exact("N", self.values["N"]) if "N" in self.values
+                else _exact("Q", self.values["Q"]) + 1)
+        return float(_exact("q", self.values["q"]) / size)
+
+    def swapped(self) -> "DerivedSetting":
+        """The setting with the two datasets of every pair exchanged (001 Thm. 3.4 read in the
+        other direction: :meth:`DerivedBound.mirrored`); itself where every case is its own
+        mirror."""
+        if all(inserted == removed for inserted, removed in self.shapes()):
+            return self
+        return DerivedSetting(self.derived.mirrored(f"{self.derived.label}, swapped"),
+                              self.values)
+
+    def summary(self) -> str:
+        values = ", ".join(f"{k} = {v}" for k, v in self.values.items())
+        return f"derivation {self.derived.name} ({self.derived.label}; {values})"
 
     def describe(self) -> dict:
         return self.derived.describe() | {"values": {k: v for k, v in self.values.items()}}

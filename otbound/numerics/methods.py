@@ -35,7 +35,7 @@ from otbound.numerics.problems import NumericProblem, Term
 from otbound.numerics.renyi import (_log_psi_from_excess, check_orders, log_factorial,
                                     log_mixture_psi, log_psi_curve)
 from otbound.numerics.rounding import EPS, SMALLEST, Bounds, NumericBound, maximum, minimum
-from otbound.numerics.settings import Subsampling
+from otbound.numerics.settings import Subsampling, unit_setting
 from otbound.numerics.three_point import ThreePointMaximum
 
 
@@ -58,19 +58,15 @@ def rdp(setting: Subsampling, mechanism: Mechanism, method: Method | str,
             return rdp(setting, mechanism, method, alphas)
     method = _check_inputs(setting, mechanism, method)
     alphas = check_orders(alphas)
-    if not isinstance(setting, Subsampling):
-        log_psi = maximum([branches_log_psi(branches, alphas) for branches
-                           in _derived_branches(setting, mechanism, method, renyi=True)])
-        return _monotone(per_order(log_psi, alphas), alphas).as_list()
     evaluate = {Method.TIGHT: _tight_rdp, Method.AGNOSTIC: _agnostic_rdp,
                 Method.POSTHOC: _posthoc_rdp}[method]
     return _monotone(evaluate(setting, mechanism, alphas), alphas).as_list()
 
 
 def _check_certified(setting, method: Method | str) -> None:
-    """Certified mode encloses the divergences of dominating pairs; the agnostic method of a
-    built-in setting uses the mechanism's closed-form profile instead, and is refused."""
-    if isinstance(setting, Subsampling) and as_choice(Method, method, "method") is Method.AGNOSTIC:
+    """Certified mode encloses the divergences of dominating pairs; the agnostic method uses
+    the mechanism's closed-form profile instead, and is refused."""
+    if as_choice(Method, method, "method") is Method.AGNOSTIC:
         raise UnsupportedOperation("certified mode encloses the divergences of dominating pairs: "
                                    "use method='tight' or method='posthoc'")
 
@@ -85,25 +81,41 @@ def _check_inputs(setting, mechanism: Mechanism, method: Method | str) -> Method
     if not isinstance(mechanism, Mechanism):
         raise InvalidSpecification(f"mechanism must be a Mechanism, got "
                                    f"{type(mechanism).__name__}", parameter="mechanism")
+    return as_choice(Method, method, "method")
+
+
+def solved(setting, mechanism: Mechanism, renyi: bool = False) -> tuple[list[list[Branch]], str]:
+    """The dominating pairs of the setting's bound, per case, and how they were found: the
+    mechanism's exact solver where it applies (``renyi``: its solvers for Rényi divergences),
+    else a sound relaxation or the product coupling, said so
+    (:func:`otbound.numerics.derived.solved_cases`)."""
+    from otbound.numerics.derived import solved_cases
+
+    return solved_cases(setting.cases(), mechanism, renyi)
+
+
+def exact(how: str) -> bool:
+    """Whether :func:`solved` found every case's pairs by an exact solver."""
+    return how.startswith("tight")
+
+
+AGNOSTIC = ("mechanism-agnostic: per case, the smallest of joint convexity over the couplings of "
+            "the bound's mixtures and the published bounds that apply to its scheme and "
+            "neighbouring pair (001 Prop. E.2, E.4, E.5; Balle et al. 2018)")
+
+
+def explain(setting, mechanism: Mechanism, method: Method | str, renyi: bool) -> str:
+    """How ``method`` bounds the setting, in words (for the output)."""
     method = as_choice(Method, method, "method")
-    if method is Method.POSTHOC and not isinstance(setting, Subsampling):
-        raise UnsupportedOperation(
-            "method='posthoc' applies the group property to the K = 1 bound of a built-in "
-            "setting; a derivation has no such bound: use method='tight' or method='agnostic'")
-    return method
-
-
-def _derived_branches(setting, mechanism: Mechanism, method: Method,
-                      renyi: bool = False) -> list[list[Branch]]:
-    """The dominating pairs of a derivation's bound, per case: the mechanism's exact solver
-    where it applies (``tight``; ``renyi``: for Rényi divergences), else, or with
-    ``agnostic``, the product coupling."""
-    from otbound.numerics.derived import agnostic_cases, solved_cases
-
-    cases = setting.cases()
     if method is Method.AGNOSTIC:
-        return agnostic_cases(cases, mechanism)
-    return solved_cases(cases, mechanism, renyi)[0]
+        return AGNOSTIC
+    if method is Method.POSTHOC:
+        single, size = unit_setting(setting)
+        return (f"post-hoc: group privacy ({'Mironov 2017 Cor. 4' if renyi else 'Kε, Σ e^(kε) δ'}"
+                f", group size {size}) on the K = 1 bound of {single.summary()}: "
+                f"{explain(single, mechanism, Method.TIGHT, renyi)}")
+    how = solved(setting, mechanism, renyi)[1]
+    return how if exact(how) else f"{how}; where the agnostic bound is smaller, it is reported"
 
 
 def _monotone(bounds: Bounds, points: np.ndarray, decreasing: bool = False) -> Bounds:
@@ -182,54 +194,81 @@ def _pair_log_psi(pair, alphas: np.ndarray, limit: bool) -> Bounds:
     return Bounds.of(curve(pair, alphas, limit=limit))
 
 
-def _each_case(setting: Subsampling, mechanism: Mechanism, evaluate,
-               method: Method = Method.TIGHT) -> Bounds:
-    """The maximum over the setting's cases, refusing clearly where no solver applies: the
-    message names ``method`` (whose evaluation needed the solver) and the methods that work."""
-    try:
-        results = [evaluate(terms) for terms in setting.cases()]
-    except UnsupportedOperation as error:
-        needed = "" if method is Method.TIGHT else " for the K = 1 bound it starts from"
-        works = ["agnostic"] + (["posthoc"] if method is Method.TIGHT
-                                and setting.scheme is SchemeKind.POISSON else [])
-        raise UnsupportedOperation(
-            f"method='{method.value}': no exact solver{needed} for the {mechanism.name} "
-            f"mechanism under {setting.summary()} ({error}); use "
-            + " or ".join(f"method='{name}'" for name in works)) from error
-    return maximum(results)
+def _tight_rdp(setting, mechanism: Mechanism, alphas: np.ndarray, limit: bool = True) -> Bounds:
+    """The setting's bound through its dominating pairs; where a case has no exact solver, the
+    smaller of that sound bound and the agnostic one (both sound: the best is reported)."""
+    branches, how = solved(setting, mechanism, renyi=True)
+    found = per_order(maximum([branches_log_psi(b, alphas, limit) for b in branches]), alphas)
+    return found if exact(how) else minimum([found, _agnostic_rdp(setting, mechanism, alphas)])
 
 
-def _tight_log_psi(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray,
-                   limit: bool = True, method: Method = Method.TIGHT) -> Bounds:
-    return _each_case(setting, mechanism,
-                      lambda terms: terms_log_psi(terms, mechanism, alphas, limit), method)
-
-
-def _tight_rdp(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray,
-               limit: bool = True, method: Method = Method.TIGHT) -> Bounds:
-    return per_order(_tight_log_psi(setting, mechanism, alphas, limit, method), alphas)
-
-
-def _agnostic_rdp(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
+def _agnostic_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
+    """Through the base mechanism's group privacy profile only: per case, the smallest of the
+    couplings of the bound's mixtures (joint convexity) and of the published bounds that apply
+    to the case's scheme and shape (:func:`_rdp_baselines`)."""
     profile = _once_per_distance(mechanism.group_log_psi)
-    if setting.scheme is SchemeKind.WOR:
-        if setting.substitutions > 1:   # 001 Prop. E.5
-            weights, distances = _labelled_terms(setting.agnostic_cases())
-            return per_order(_profile_mixture(weights, distances, profile, alphas), alphas)
-        joint = _profile_mixture(*_diagonal_coupling(_only_problem(setting)), profile, alphas)
-        w = setting.batch_size / setting.dataset_size
-        return minimum([per_order(joint, alphas),
-                        _at_next_integer(lambda n: _wang_et_al(w, profile, n), alphas)])
     cases = []
-    for terms, (inserted, removed) in zip(setting.cases(), setting.shapes()):
-        weights, distances = _product_coupling(_only_problem(terms))
-        bounds = [per_order(_profile_mixture(weights, distances, profile, alphas), alphas)]
-        if inserted + removed == 1:
-            factor = math.log(2) if inserted else 0.0   # 001 Prop. E.4: insertion costs 2
-            bounds.append(_at_next_integer(
-                lambda n: _zhu_wang(setting.rate, profile, n, factor), alphas))
-        cases.append(minimum(bounds))
+    for terms, shape in zip(setting.cases(), setting.shapes()):
+        bounds = [per_order(_profile_mixture(weights, distances, profile, alphas), alphas)
+                  for weights, distances in _couplings(terms)]
+        cases.append(_smallest(bounds + _rdp_baselines(setting, shape, profile, alphas),
+                               setting, mechanism))
     return maximum(cases)
+
+
+def _rdp_baselines(setting, shape: tuple[int, int], profile, alphas: np.ndarray) -> list[Bounds]:
+    """The published mechanism-agnostic RDP bounds that apply to one case: 001 Prop. E.4 (Zhu &
+    Wang 2019) for one insertion or removal under Poisson subsampling, Prop. E.2 (Wang et al.
+    2019) for one substitution without replacement, Prop. E.5 for K of them."""
+    inserted, removed = shape
+    if setting.scheme is SchemeKind.POISSON and inserted + removed == 1:
+        factor = math.log(2) if inserted else 0.0   # 001 Prop. E.4: insertion costs 2
+        return [_at_next_integer(lambda n: _zhu_wang(setting.rate, profile, n, factor), alphas)]
+    if setting.scheme is SchemeKind.WOR and inserted == removed == 1:
+        w = setting.sampled_fraction
+        return [_at_next_integer(lambda n: _wang_et_al(w, profile, n), alphas)]
+    return [per_order(_profile_mixture(weights, distances, profile, alphas), alphas)
+            for weights, distances in _prop_e5(setting, shape)]
+
+
+def _prop_e5(setting, shape: tuple[int, int]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """001 Prop. E.5 for K-fold substitution without replacement (K ≥ 2) at one dataset size:
+    its terms' log-probabilities and distances (empty where it does not apply)."""
+    inserted, removed = shape
+    if setting.scheme is not SchemeKind.WOR or inserted != removed or inserted < 2:
+        return []
+    try:
+        unit, _ = unit_setting(setting)
+    except UnsupportedOperation:
+        return []
+    return [_labelled_terms(unit.with_group_size(inserted).agnostic_cases())]
+
+
+def _couplings(terms: list[Term]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Log-weights and distances of the couplings of a case's mixtures that joint convexity
+    allows: the product coupling of every term, and the diagonal one of a single term with
+    equal weights on both sides (001 Thm. 3.6); those with an unbounded distance are left
+    out."""
+    found = []
+    try:
+        found.append(tuple(np.concatenate(parts) for parts in zip(*(
+            _product_coupling(problem, log_probability) for log_probability, problem in terms))))
+    except UnsupportedOperation:
+        pass
+    if len(terms) == 1 and np.array_equal(terms[0].problem.left, terms[0].problem.right):
+        weights, distances = _diagonal_coupling(terms[0].problem)
+        if np.all(np.isfinite(distances)):
+            found.append((terms[0].log_probability + weights, distances))
+    return found
+
+
+def _smallest(bounds: list[Bounds], setting, mechanism: Mechanism) -> Bounds:
+    """The smallest of the sound bounds of one case, or a refusal where there is none."""
+    if not bounds:
+        raise UnsupportedOperation(
+            f"no mechanism-agnostic bound for the {mechanism.name} mechanism under "
+            f"{setting.summary()}: a case has mixture components at unbounded distance")
+    return minimum(bounds)
 
 
 def _once_per_distance(profile: Callable[[int, np.ndarray], Bounds]):
@@ -247,27 +286,23 @@ def _once_per_distance(profile: Callable[[int, np.ndarray], Bounds]):
     return cached
 
 
-def _only_problem(source: Subsampling | list[Term]) -> NumericProblem:
-    """The one mixture problem of a setting (or of one case) whose bound has a single term."""
-    cases = source.cases() if isinstance(source, Subsampling) else [source]
-    (terms,) = cases
-    ((log_probability, problem),) = terms
-    return problem
-
-
 def _distances(problem: NumericProblem) -> np.ndarray:
     """The closed distance bounds between every left and every right component."""
     closed = np.array(problem.closed().bounds)
     return closed[:problem.left.size, problem.left.size:]
 
 
-def _product_coupling(problem: NumericProblem) -> tuple[np.ndarray, np.ndarray]:
+def _product_coupling(problem: NumericProblem,
+                      log_probability: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Log-weights and distances of the independent (product) coupling of a derived problem's
-    two mixtures: ``w_i v_j`` at distance ``D[L_i, R_j]`` (by joint convexity, a
-    mechanism-agnostic bound; for 003 Thm. 3.7 ``Binom(i | K₋, r) Binom(j | K₊, r)`` at
-    ``i + j``)."""
-    weights = (problem.left[:, None] + problem.right[None, :]).ravel()
-    return weights, _distances(problem).ravel()
+    two mixtures, in a term of probability ``e^log_probability``: ``w_i v_j`` at distance
+    ``D[L_i, R_j]`` (by joint convexity, a mechanism-agnostic bound; for 003 Thm. 3.7
+    ``Binom(i | K₋, r) Binom(j | K₊, r)`` at ``i + j``)."""
+    weights = (log_probability + problem.left[:, None] + problem.right[None, :]).ravel()
+    distances = _distances(problem).ravel()
+    if not np.all(np.isfinite(distances[weights > -np.inf])):
+        raise UnsupportedOperation("a pair of components is at unbounded distance")
+    return weights, distances
 
 
 def _diagonal_coupling(problem: NumericProblem) -> tuple[np.ndarray, np.ndarray]:
@@ -347,16 +382,16 @@ def _wang_et_al(w: float, profile, order: int) -> Bounds:
     return Bounds(_rounded_up(np.array(values[:1]), np.ones(1)), np.array(values[1:]))
 
 
-def _posthoc_rdp(setting: Subsampling, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
-    """Mironov's group property on the K = 1 tight bound; since ``ε(α) ≤ ε(α')`` for
-    ``α' ≥ α``, the order ``max(α, α*)`` is used, ``α*`` minimising the group bound."""
-    depth = math.ceil(math.log2(setting.group_size)) if setting.group_size > 1 else 0
-    single = setting.with_group_size(1)
+def _posthoc_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
+    """Mironov's group property on the K = 1 tight bound of the setting's scheme; since
+    ``ε(α) ≤ ε(α')`` for ``α' ≥ α``, the order ``max(α, α*)`` is used, ``α*`` minimising the
+    group bound."""
+    single, size = unit_setting(setting)
+    depth = math.ceil(math.log2(size)) if size > 1 else 0
 
     def group(orders: np.ndarray) -> Bounds:
-        return _mironov_group(
-            lambda o: _tight_rdp(single, mechanism, o, False, Method.POSTHOC),
-            np.atleast_1d(orders), depth)
+        return _mironov_group(lambda o: _tight_rdp(single, mechanism, o, False),
+                              np.atleast_1d(orders), depth)
 
     if depth == 0:
         return group(alphas)
@@ -414,12 +449,8 @@ def adp(setting: Subsampling, mechanism: Mechanism, method: Method | str,
             return adp(setting, mechanism, method, epsilons)
     method = _check_inputs(setting, mechanism, method)
     epsilons = check_epsilons(epsilons)
-    if not isinstance(setting, Subsampling):
-        result = maximum([branches_delta(branches, epsilons)
-                          for branches in _derived_branches(setting, mechanism, method)])
-    else:
-        result = {Method.TIGHT: _tight_delta, Method.AGNOSTIC: _agnostic_delta,
-                  Method.POSTHOC: _posthoc_delta}[method](setting, mechanism, epsilons)
+    result = {Method.TIGHT: _tight_delta, Method.AGNOSTIC: _agnostic_delta,
+              Method.POSTHOC: _posthoc_delta}[method](setting, mechanism, epsilons)
     result = _monotone(result, epsilons, decreasing=True)
     return Bounds(np.minimum(result.upper, 1.0), np.minimum(result.estimate, 1.0)).as_list()
 
@@ -446,30 +477,42 @@ def branches_delta(branches: Sequence[Branch], epsilons: np.ndarray,
     return weighted_sum([log_weight for log_weight, _ in branches], worst)
 
 
-def _tight_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.ndarray,
-                 method: Method = Method.TIGHT) -> Bounds:
-    return _each_case(setting, mechanism, lambda terms: terms_delta(terms, mechanism, epsilons),
-                      method)
+def _tight_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
+    """As :func:`_tight_rdp`, for δ(ε)."""
+    branches, how = solved(setting, mechanism)
+    found = maximum([branches_delta(b, epsilons) for b in branches])
+    return found if exact(how) else minimum([found, _agnostic_delta(setting, mechanism,
+                                                                     epsilons)])
 
 
-def _agnostic_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
+def _agnostic_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
+    """As :func:`_agnostic_rdp`, for δ(ε) (:func:`_delta_baselines`)."""
     profile = _once_per_distance(mechanism.group_delta)
-    if setting.scheme is SchemeKind.WOR:
-        if setting.substitutions > 1:   # 001 Prop. E.5
-            weights, distances = _labelled_terms(setting.agnostic_cases())
-            return weighted_sum(weights, [profile(int(k), epsilons) for k in distances])
-        w = setting.batch_size / setting.dataset_size
-        return _balle(math.log(w), lambda eps: profile(1, eps), epsilons)
     cases = []
-    for terms, (inserted, removed) in zip(setting.cases(), setting.shapes()):
-        weights, distances = _product_coupling(_only_problem(terms))
-        keep = weights > -np.inf
-        bounds = [weighted_sum(weights[keep], [profile(int(d), epsilons)
-                                               for d in distances[keep]])]
-        if inserted == 0 or removed == 0:
-            bounds.append(_balle_group(weights, distances, profile, epsilons))
-        cases.append(minimum(bounds))
+    for terms, shape in zip(setting.cases(), setting.shapes()):
+        couplings = _couplings(terms)
+        bounds = [weighted_sum(weights[weights > -np.inf],
+                               [profile(int(d), epsilons) for d in distances[weights > -np.inf]])
+                  for weights, distances in couplings]
+        if setting.scheme is SchemeKind.POISSON and 0 in shape:   # pure insertion or removal
+            bounds += [_balle_group(weights, distances, profile, epsilons)
+                       for weights, distances in couplings]
+        cases.append(_smallest(bounds + _delta_baselines(setting, shape, profile, epsilons),
+                               setting, mechanism))
     return maximum(cases)
+
+
+def _delta_baselines(setting, shape: tuple[int, int], profile,
+                     epsilons: np.ndarray) -> list[Bounds]:
+    """The published mechanism-agnostic δ(ε) bounds that apply to one case without
+    replacement: Balle et al. 2018 for one substitution, 001 Prop. E.5 for K of them. (Under
+    Poisson subsampling, 003 Sec. 3.3's is read off the product coupling.)"""
+    inserted, removed = shape
+    if setting.scheme is SchemeKind.WOR and inserted == removed == 1:
+        return [_balle(math.log(setting.sampled_fraction), lambda eps: profile(1, eps),
+                       epsilons)]
+    return [weighted_sum(weights, [profile(int(k), epsilons) for k in distances])
+            for weights, distances in _prop_e5(setting, shape)]
 
 
 def _balle_group(log_weights: np.ndarray, distances: np.ndarray, profile,
@@ -499,15 +542,15 @@ def _balle(log_eta: float, base: Callable[[np.ndarray], Bounds], epsilons: np.nd
     return weighted_sum([log_eta], [base(inner)])
 
 
-def _posthoc_delta(setting: Subsampling, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
-    """``(Kε₁, Σ_{k<K} e^{kε₁} δ₁(ε₁))`` from the K = 1 tight profile ``δ₁``; any ``ε₁ ≤ ε/K``
-    is valid, and ``min(ε/K, ε₁*)`` is used, ``ε₁*`` minimising the group bound."""
-    k = setting.group_size
-    single = setting.with_group_size(1)
+def _posthoc_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
+    """``(Kε₁, Σ_{k<K} e^{kε₁} δ₁(ε₁))`` from the K = 1 tight profile ``δ₁`` of the setting's
+    scheme; any ``ε₁ ≤ ε/K`` is valid, and ``min(ε/K, ε₁*)`` is used, ``ε₁*`` minimising the
+    group bound."""
+    single, k = unit_setting(setting)
 
     def group(inner: np.ndarray) -> Bounds:
         inner = np.atleast_1d(inner)
-        base = _tight_delta(single, mechanism, inner, Method.POSTHOC)
+        base = _tight_delta(single, mechanism, inner)
         # ε₁ ≤ POSTHOC_SEARCH/K keeps every term finite
         factor = np.array([math.fsum(math.exp(j * e) for j in range(k)) for e in inner])
         upper = base.upper * factor * (1 + 4 * k * EPS)

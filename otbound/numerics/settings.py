@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 from otbound.choices import SchemeKind
 from otbound.engine.relations import BatchRelation
-from otbound.errors import InvalidSpecification, as_choice
+from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
 from otbound.numerics.limits import MAX_GROUP, show
 from otbound.numerics.problems import Term
 
@@ -135,11 +136,19 @@ class Subsampling:
         return self.group if self.group is not None else self.insertions + self.removals
 
     def shapes(self) -> list[tuple[int, int]]:
-        """Poisson: every ``(K₊, K₋)`` covered. A pair at distance < K is dominated by one at
-        distance K: pad it with elements the function ignores (their sampling changes nothing)."""
+        """``(K₊, K₋)`` of each case. Poisson: every ``(K₊, K₋)`` covered (a pair at distance
+        < K is dominated by one at distance K: pad it with elements the function ignores, their
+        sampling changes nothing); without replacement, ``(K, K)``."""
+        if self.scheme is SchemeKind.WOR:
+            return [(self.substitutions, self.substitutions)]
         if self.group is not None:
             return [(k, self.group - k) for k in range(self.group + 1)]
         return [(self.insertions, self.removals)]
+
+    @property
+    def sampled_fraction(self) -> float | None:
+        """``q/N`` without replacement."""
+        return self.batch_size / self.dataset_size if self.scheme is SchemeKind.WOR else None
 
     def with_group_size(self, size: int) -> "Subsampling":
         """The same scheme for the relation at distance ``size`` (used by post-hoc bounds)."""
@@ -206,3 +215,33 @@ class Subsampling:
             fields["rate_from"] = (f"expected batch size / dataset size = "
                                    f"{self.batch_size}/{self.dataset_size}")
         return fields | {"distance_unit": self.batch_relation.unit()}
+
+
+
+def unit_setting(setting) -> tuple[Subsampling, int]:
+    """The built-in setting of ``setting``'s scheme (built-in or a derivation's) for the
+    smallest step of its relation — one insertion or removal under Poisson subsampling, one
+    substitution without replacement — at its values, and how many such steps separate its
+    datasets: the K = 1 bound that post-hoc group privacy starts from (001 App. B.1), and the
+    group size."""
+    if isinstance(setting, Subsampling):
+        return setting.with_group_size(1), setting.group_size
+    shapes = setting.shapes()
+    if setting.scheme is SchemeKind.POISSON:
+        return (Subsampling(SchemeKind.POISSON, rate=setting.rate, group=1),
+                max(inserted + removed for inserted, removed in shapes))
+    if (setting.scheme is SchemeKind.WOR and len(set(shapes)) == 1
+            and shapes[0][0] == shapes[0][1] and {"q", "N"} <= set(setting.values)):
+        return (Subsampling(SchemeKind.WOR, batch_size=_integer(setting.values["q"]),
+                            dataset_size=_integer(setting.values["N"]), substitutions=1),
+                shapes[0][0])
+    raise UnsupportedOperation(
+        "method='posthoc' applies group privacy to a K = 1 bound of the same scheme, which "
+        "otbound has for Poisson subsampling (insertion/removal) and for sampling without "
+        f"replacement (substitution, at one dataset size N); not for {setting.summary()}: use "
+        "method='tight' or method='agnostic'")
+
+
+def _integer(value) -> int:
+    """A checked integer parameter value (``"60000"``, ``60000``)."""
+    return int(Fraction(str(value)))

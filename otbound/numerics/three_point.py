@@ -649,11 +649,6 @@ def solves(problem: NumericProblem, mechanism) -> bool:
             and recognise(problem) is not None)
 
 
-def applies(setting, mechanism) -> bool:
-    """Whether the mechanism's RDP for ``setting`` uses :class:`ThreePointMaximum`."""
-    return any(solves(problem, mechanism) for terms in setting.cases() for _, problem in terms)
-
-
 _CERTIFICATES: dict = {}
 
 
