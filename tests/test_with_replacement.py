@@ -229,3 +229,40 @@ def test_verification_finds_no_violation_in_2000_adversarial_cases(name):
     assert report.passed and sum(f.parameters["cases"] for f in searched) >= 2000
     assert all(f.verdict == "sound" and f.observed <= 1 + 1e-9 for f in searched)
     assert not any(math.isnan(f.observed) for f in searched)
+
+
+# --- against Balle et al. 2018 (docs/with_replacement.md's table) ---------------------------
+
+def _balle_reference(q: int, n: int, sigma: float, epsilon: float) -> mp.mpf:
+    """Balle, Barthe & Gaboardi 2018 for sampling with replacement under substitution,
+    Gaussian: ``Σ_{k≥1} Binom(k | q, 1/N) δ_k(ε₀)`` with ``ε₀ = log(1 + (e^ε − 1)/p)``,
+    ``p = 1 − (1 − 1/N)^q`` and the Gaussian's profile at distance k in closed form."""
+    with mp.workdps(40):
+        p = 1 - (1 - mp.mpf(1) / n) ** q
+        base = mp.log(1 + mp.expm1(epsilon) / p)
+
+        def profile(k):
+            gap = mp.mpf(k) / sigma
+            return (mp.ncdf(gap / 2 - base / gap)
+                    - mp.e ** base * mp.ncdf(-gap / 2 - base / gap))
+
+        return mp.fsum(mp.binomial(q, k) * (mp.mpf(1) / n) ** k * (1 - mp.mpf(1) / n) ** (q - k)
+                       * profile(k) for k in range(1, q + 1))
+
+
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0, 4.0])
+def test_tight_and_agnostic_are_at_most_balle_et_al(sigma):
+    from otbound.numerics.derived import DerivedSetting, derive_bound
+    from otbound.numerics.mechanisms import gaussian
+    from otbound.numerics.methods import adp
+
+    setting = DerivedSetting(derive_bound(load_derivation("wr-substitution").at({"q": 5})),
+                             {"N": 100})
+    epsilons = [0.1, 0.5, 1.0]
+    tight = adp(setting, gaussian(sigma), "tight", epsilons)
+    agnostic = adp(setting, gaussian(sigma), "agnostic", epsilons)
+    for epsilon, t, a in zip(epsilons, tight, agnostic):
+        balle = float(_balle_reference(5, 100, sigma, epsilon))
+        # the agnostic method includes Balle's bound, rounded up by its own error bound only
+        assert balle <= a.value <= balle * (1 + 1e-9), (epsilon, a.value, balle)
+        assert t.value <= a.value

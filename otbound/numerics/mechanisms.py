@@ -72,6 +72,12 @@ class Mechanism(ABC):
     def distance_pair(self, distance: int) -> Pair:
         """The worst pair of output distributions for two batches at induced distance ``k``."""
 
+    def log_moment_ball(self, order: int):
+        """``(α − 1) ε(α)`` at distance 1 and an integer order, enclosed exactly in an arb ball,
+        for a mechanism with one worst-case pair of neighbours at every order whose divergence
+        is its RDP curve (the condition of Wang et al. 2019, Thm. 27); ``None`` otherwise."""
+        return None
+
     def group_log_psi(self, distance: int, alphas) -> Bounds:
         """``log max Ψ_α(b_y ‖ b_y')`` over batches at distance ≤ ``distance``."""
         alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
@@ -222,6 +228,14 @@ class AdditiveNoise(Mechanism):
 
     def distance_pair(self, distance: int) -> Pair:
         return MixturePair(self.family, self.noise_multiplier, [distance], [0.0], [0], [0.0])
+
+    def log_moment_ball(self, order: int):
+        """Gaussian only: ``α(α − 1)/(2 (σ/Δ)²)`` (the pair ``N(0, σ²)``, ``N(Δ, σ²)`` is the worst
+        case at every order)."""
+        if self.family is not Family.GAUSSIAN:
+            return None
+        from flint import arb
+        return arb(order * (order - 1)) / (2 * (arb(self.scale) / arb(self.sensitivity)) ** 2)
 
     def group_log_psi(self, distance: int, alphas) -> Bounds:
         """Closed forms: Gaussian ``α(α − 1)Δ²/2``; Laplace (Mironov 2017)

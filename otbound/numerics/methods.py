@@ -28,6 +28,7 @@ from otbound.choices import Method, SchemeKind
 from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
 from otbound.numerics.certified import (certified_delta_curve, certified_log_psi_curve,
                                         certified_mode, certifying)
+from otbound.numerics.forward_differences import can_win, log_forward_difference
 from otbound.numerics.hockey_stick import ESCALATE, check_epsilons, hockey_stick_curve
 from otbound.numerics.limits import MAX_ALPHA
 from otbound.numerics.mechanisms import Mechanism, Pair, single_distance
@@ -211,22 +212,25 @@ def _agnostic_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
     for terms, shape in zip(setting.cases(), setting.shapes()):
         bounds = [per_order(_profile_mixture(weights, distances, profile, alphas), alphas)
                   for weights, distances in _couplings(terms)]
-        cases.append(_smallest(bounds + _rdp_baselines(setting, shape, profile, alphas),
+        cases.append(_smallest(bounds + _rdp_baselines(setting, shape, mechanism, profile, alphas),
                                setting, mechanism))
     return maximum(cases)
 
 
-def _rdp_baselines(setting, shape: tuple[int, int], profile, alphas: np.ndarray) -> list[Bounds]:
-    """The published mechanism-agnostic RDP bounds that apply to one case: 001 Prop. E.4 (Zhu &
-    Wang 2019) for one insertion or removal under Poisson subsampling, Prop. E.2 (Wang et al.
-    2019) for one substitution without replacement, Prop. E.5 for K of them."""
+def _rdp_baselines(setting, shape: tuple[int, int], mechanism: Mechanism, profile,
+                   alphas: np.ndarray) -> list[Bounds]:
+    """The published RDP bounds that apply to one case: 001 Prop. E.4 (Zhu & Wang 2019) for one
+    insertion or removal under Poisson subsampling; for one substitution without replacement,
+    Wang et al. 2019 Thm. 9 (001 Prop. E.2 with its sharper second-order term), and Thm. 27
+    where the mechanism meets its condition; 001 Prop. E.5 for K substitutions."""
     inserted, removed = shape
     if setting.scheme is SchemeKind.POISSON and inserted + removed == 1:
         factor = math.log(2) if inserted else 0.0   # 001 Prop. E.4: insertion costs 2
         return [_at_next_integer(lambda n: _zhu_wang(setting.rate, profile, n, factor), alphas)]
     if setting.scheme is SchemeKind.WOR and inserted == removed == 1:
         w = setting.sampled_fraction
-        return [_at_next_integer(lambda n: _wang_et_al(w, profile, n), alphas)]
+        moment = mechanism.log_moment_ball
+        return [_at_next_integer(lambda n: _wang_et_al(w, profile, n, moment), alphas)]
     return [per_order(_profile_mixture(weights, distances, profile, alphas), alphas)
             for weights, distances in _prop_e5(setting, shape)]
 
@@ -367,19 +371,48 @@ def _log_binomial_with_errors(count: int, rate: float) -> tuple[np.ndarray, np.n
     return sum(parts), 8 * EPS * sum(np.abs(np.where(np.isfinite(p), p, 0.0)) for p in parts)
 
 
-def _wang_et_al(w: float, profile, order: int) -> Bounds:
-    """001 Prop. E.2: ``log(1 + 2 Σ_{l=2}^{α} C(α, l) w^l Ψ_l)`` at integer ``α``."""
+def _wang_et_al(w: float, profile, order: int, log_moment_ball) -> Bounds:
+    """Wang et al. 2019, Thm. 9 (001 Prop. E.2 with a sharper second-order term):
+    ``log(1 + C(α, 2) w² min(4 (Ψ_2 − 1), 2 Ψ_2) + 2 Σ_{l=3}^{α} C(α, l) w^l Ψ_l)`` at integer
+    ``α`` (each term increases with ``Ψ_l``, so upper bounds on them give one on the sum); where
+    ``log_moment_ball(1)`` is not ``None``, Thm. 27: ``2 Ψ_l`` is replaced by ``4 √(B(l⁻) B(l⁺))``
+    where smaller, ``B`` the forward differences of :mod:`.forward_differences` at the even
+    neighbours ``l⁻ ≤ l ≤ l⁺``."""
     levels = np.arange(2, order + 1)
     single = profile(1, levels.astype(float))
     log_choose = np.array([math.lgamma(order + 1) - math.lgamma(l + 1) - math.lgamma(order - l + 1)
                            for l in levels])
     base = math.log(2) + log_choose + levels * math.log(w)
-    magnitude = 8 * EPS * (levels.size + np.max(np.abs(base) + np.abs(single.upper)) + order)
     values = []
-    for log_psi, rounding in ((single.upper, magnitude), (single.estimate, 0.0)):
-        value, error = _log_psi_from_excess(np.logaddexp.reduce(base + log_psi), rounding)
+    for log_psi, rounding in ((single.upper, True), (single.estimate, False)):
+        log_psi = log_psi.copy()
+        # 4 (Ψ_2 − 1) = 2 Ψ_2 · 2 (1 − 1/Ψ_2): the smaller of the two where 2 (1 − 1/Ψ_2) < 1
+        with np.errstate(divide="ignore"):
+            second = min(0.0, float(np.log(-2 * np.expm1(-max(log_psi[0], 0.0)))))
+        log_psi[0] += second
+        log_psi[1:] = np.minimum(log_psi[1:], _thm_27_terms(levels[1:], log_moment_ball))
+        finite = abs(second) if second > -np.inf else 0.0
+        magnitude = 8 * EPS * (levels.size + order + finite
+                               + np.max(np.abs(base) + np.abs(np.where(np.isfinite(log_psi),
+                                                                        log_psi, 0.0))))
+        value, error = _log_psi_from_excess(np.logaddexp.reduce(base + log_psi),
+                                            magnitude if rounding else 0.0)
         values.append(float(value + error))
     return Bounds(_rounded_up(np.array(values[:1]), np.ones(1)), np.array(values[1:]))
+
+
+def _thm_27_terms(levels: np.ndarray, log_moment_ball) -> np.ndarray:
+    """Upper bounds on ``log(2 √(B(l⁻) B(l⁺)))`` (Wang et al. 2019, Thm. 27; ``inf`` where the
+    theorem does not apply or cannot help)."""
+    if log_moment_ball(1) is None:
+        return np.full(levels.size, np.inf)
+    found = {}
+    for even in range(2, int(levels[-1]) + 2, 2) if levels.size else ():
+        found[even] = (log_forward_difference(log_moment_ball, even)
+                       if can_win(log_moment_ball, even) else np.inf)
+    lower = [found[2 * (int(l) // 2)] for l in levels]
+    upper = [found[2 * ((int(l) + 1) // 2)] for l in levels]
+    return math.log(2) + (np.array(lower) + np.array(upper)) / 2
 
 
 def _posthoc_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
@@ -497,6 +530,8 @@ def _agnostic_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Boun
         if setting.scheme is SchemeKind.POISSON and 0 in shape:   # pure insertion or removal
             bounds += [_balle_group(weights, distances, profile, epsilons)
                        for weights, distances in couplings]
+        bounds += [_balle_group(weights, distances, profile, epsilons)
+                   for weights, distances in _shared_component(terms)]
         cases.append(_smallest(bounds + _delta_baselines(setting, shape, profile, epsilons),
                                setting, mechanism))
     return maximum(cases)
@@ -526,6 +561,25 @@ def _balle_group(log_weights: np.ndarray, distances: np.ndarray, profile,
     log_eta = float(np.logaddexp.reduce(log_weights[keep]))
     return _balle(log_eta, lambda eps: weighted_sum(
         log_weights[keep] - log_eta, [profile(int(distances[k]), eps) for k in keep]), epsilons)
+
+
+def _shared_component(terms: list[Term]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Balle et al. 2018's advanced joint convexity for a case whose two mixtures have equal
+    weights and share a component (``d(L_z, R_z) = 0``, as ``A₀ = E₀`` for sampling with
+    replacement under substitution): ``m = (1 − η) c + η m₁``, ``m' = (1 − η) c + η m₁'``, and
+    ``D_{e^{ε'}}(m ‖ m') = η D_{e^ε}(m₁ ‖ (1 − β) c + β m₁')`` is bounded by joint convexity,
+    pairing ``L_k`` with ``R_z`` and with ``R_k``: distance ``max(d(L_k, R_z), d(L_k, R_k))``.
+    Log-weights and those distances (empty where the pattern is absent)."""
+    if len(terms) != 1 or not np.array_equal(terms[0].problem.left, terms[0].problem.right):
+        return []
+    distances = _distances(terms[0].problem)
+    shared = np.flatnonzero(np.diag(distances) == 0)
+    if not shared.size:
+        return []
+    reach = np.maximum(distances[:, shared[0]], np.diag(distances))
+    if not np.all(np.isfinite(reach)):
+        return []
+    return [(terms[0].log_probability + terms[0].problem.left, reach)]
 
 
 def _balle(log_eta: float, base: Callable[[np.ndarray], Bounds], epsilons: np.ndarray) -> Bounds:
