@@ -35,7 +35,6 @@ EXIT_CODES = ("exit codes: 0 success; 1 a check failed, an audited claim is unso
 
 if TYPE_CHECKING:
     from otbound.accounting.accountant import Guarantee
-    from otbound.accounting.steps import Step
     from otbound.engine.derivation import Derivation
     from otbound.engine.report import DerivationReport
     from otbound.numerics.derived import DerivedSetting
@@ -574,8 +573,7 @@ def _account(args: argparse.Namespace) -> int:
         progress(f"composing {args.steps} steps ({args.accountant})")
         guarantee, setting = _guarantee(args)
         if args.plot:
-            _plot_account(args, _account_step(args), Accountant(args.accountant),
-                          _options(args), progress)
+            _plot_account(args, progress)
     result = {"epsilon": guarantee.epsilon, "delta": guarantee.delta, "steps": guarantee.steps,
               "accountant": guarantee.accountant.value, "method": "tight", "setting": setting}
     result |= guarantee.details
@@ -611,35 +609,29 @@ _SOLVED_MECHANISM = {"sigma": "gaussian", "scale": "laplace"}
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    """``calibrate``: the safe value of --solve-for that meets the target, accounted again at
-    that value (with every other flag as ``account`` reads it) before it is reported."""
-    from otbound.accounting.calibrate import calibrate
-    from otbound.errors import InternalError
+    """``calibrate``: the safe value of --solve-for that meets the target (one API call,
+    :func:`otbound.accounting.guarantees.calibrate`, which accounts it again before reporting)."""
+    from otbound.accounting.guarantees import calibrate
     from otbound.numerics.limits import show
 
     solved = _check_calibration(args)
-
-    def at(value: float) -> argparse.Namespace:
-        return argparse.Namespace(**(vars(args) | {solved: value}))
-
+    start = args.sensitivity or 1.0 if solved in _SOLVED_MECHANISM else _PLACEHOLDER[solved]
+    placeholder = argparse.Namespace(**(vars(args) | {solved: start}))
+    setting, mechanism, options = _account_inputs(placeholder)
     with Progress("calibrate", quiet=args.quiet) as progress:
-        found = calibrate(lambda value: _guarantee(at(value))[0], solved,
+        found = calibrate(setting, mechanism, placeholder.steps, solve_for=solved,
                           target_epsilon=args.target_epsilon, target_delta=args.target_delta,
-                          sensitivity=args.sensitivity or 1.0, progress=progress)
-        progress(f"verifying {solved} = {show(found.value)}")
-        guarantee, setting = _guarantee(at(found.value))
-    met = (guarantee.epsilon <= args.target_epsilon if args.target_epsilon is not None
-           else guarantee.delta <= args.target_delta)
-    if not met:
-        raise InternalError(f"{solved} = {show(found.value)} met the target once and not on "
-                            "re-accounting")
+                          progress=progress, **options)
+    guarantee = found.guarantee
+    solution = argparse.Namespace(**(vars(args) | {solved: found.value}))
     target = ({"epsilon": args.target_epsilon, "delta": args.delta}
               if args.target_epsilon is not None
               else {"delta": args.target_delta, "epsilon": args.epsilon})
     result = {solved: found.value, "epsilon": guarantee.epsilon, "delta": guarantee.delta,
               "steps": guarantee.steps, "accountant": guarantee.accountant.value,
               "method": guarantee.details.get("method", "tight"), "target": target,
-              "unsafe": found.unsafe, "setting": setting} | guarantee.details
+              "unsafe": found.unsafe, "setting": _shown(*_account_inputs(solution)[:2])
+              } | guarantee.details
     if args.json:
         print(json.dumps(result, indent=2))
         return EXIT_OK
@@ -654,8 +646,12 @@ def _calibrate(args: argparse.Namespace) -> int:
     print(f"verified: ({epsilon}, {delta})-DP after "
           f"{guarantee.steps} steps — {_method_text(guarantee)}accountant "
           f"{guarantee.accountant.value}")
-    print("setting: " + _setting_text(setting))
+    print("setting: " + _setting_text(result["setting"]))
     return EXIT_OK
+
+
+_PLACEHOLDER = {"steps": 1, "rate": 0.5}
+"""A value for the quantity solved for, so that the setting can be built before it is known."""
 
 
 def _pair_text(args: argparse.Namespace, guarantee) -> tuple[str, str]:
@@ -722,56 +718,57 @@ def _options(args: argparse.Namespace) -> dict:
                                else args.discretisation)}
 
 
-def _guarantee(args: argparse.Namespace) -> tuple[Guarantee, dict]:
-    """``account``'s answer for its flags (``--method``; one API call,
-    :func:`otbound.accounting.methods.account_method`, which names the bound it used), and the
-    setting as shown."""
-    from otbound.accounting.accountant import account
-    from otbound.accounting.methods import account_method
-    from otbound.numerics.mechanisms import describe
+def _account_inputs(args: argparse.Namespace) -> tuple:
+    """``account``'s (and ``calibrate``'s) setting, mechanism and API options from its flags."""
+    from otbound.accounting.truncated import TruncatedPoissonSetting
 
     accountant, options, method = Accountant(args.accountant), _options(args), Method(args.method)
     if args.posthoc is not None and method is not Method.POSTHOC:
         raise InvalidSpecification("--posthoc applies to --method posthoc")
     _check_truncated_flags(args)
-    if args.scheme == "truncated-poisson":
-        if method is not Method.TIGHT:
-            raise UnsupportedOperation(f"--method {method.value} does not apply to --scheme "
-                                       "truncated-poisson; use --method tight")
-        step = _account_step(args)
-        return account([step], accountant, **options), step.setting
-    setting, mechanism = _derived_setting(args) if args.derivation else _subsampling(args), \
-        _mechanism(args)
-    guarantee = account_method(setting, mechanism, args.steps, method, accountant,
-                               posthoc=Posthoc(args.posthoc or "best"), **options)
-    return guarantee, setting.describe() | describe(mechanism)
+    if args.derivation:
+        setting = _derived_setting(args)
+    elif args.scheme == "truncated-poisson":
+        setting = TruncatedPoissonSetting(args.rate, args.max_batch, args.dataset_size,
+                                          Neighbouring(args.neighbouring or "add-remove"))
+    else:
+        setting = _subsampling(args)
+    return setting, _mechanism(args), options | {
+        "method": method, "accountant": accountant, "posthoc": Posthoc(args.posthoc or "best")}
 
 
-def _plot_account(args: argparse.Namespace, step: Step, accountant: Accountant, options: dict,
-                  progress: Progress) -> None:
+def _shown(setting, mechanism: Mechanism) -> dict:
+    """A setting and mechanism as the output shows them."""
+    from otbound.numerics.mechanisms import describe
+
+    return setting.describe() | describe(mechanism)
+
+
+def _guarantee(args: argparse.Namespace) -> tuple[Guarantee, dict]:
+    """``account``'s answer for its flags (one API call, :func:`otbound.accounting.guarantees.
+    account`, which names the bound it used), and the setting as shown."""
+    from otbound.accounting.guarantees import account
+
+    setting, mechanism, options = _account_inputs(args)
+    return account(setting, mechanism, args.steps, **options), _shown(setting, mechanism)
+
+
+def _plot_account(args: argparse.Namespace, progress: Progress) -> None:
     """``account --plot``: the guarantee over a log grid of step counts up to --steps."""
     from otbound.accounting.over_steps import account_over_steps, steps_grid
-    from otbound.plots.charts import account_chart, write
-
-    counts = steps_grid(args.steps)
-    curves = account_over_steps(step, counts, accountant, progress=progress, **options)
-    write(account_chart({name: (counts, values) for name, values in curves.items()},
-                        step.setting, args.delta, args.epsilon), args.plot)
-
-
-def _account_step(args: argparse.Namespace) -> Step:
-    """The step of ``account``'s setting (for its plot)."""
     from otbound.accounting.steps import subsampled_step
     from otbound.accounting.truncated import TruncatedPoissonSetting, truncated_step
+    from otbound.plots.charts import account_chart, write
 
-    if args.derivation:
-        return subsampled_step(_derived_setting(args), _mechanism(args), args.steps)
-    _check_truncated_flags(args)
-    if args.scheme != "truncated-poisson":
-        return subsampled_step(_subsampling(args), _mechanism(args), args.steps)
-    sampling = TruncatedPoissonSetting(args.rate, args.max_batch, args.dataset_size,
-                                Neighbouring(args.neighbouring or "add-remove"))
-    return truncated_step(sampling, _mechanism(args), args.steps)
+    setting, mechanism, options = _account_inputs(args)
+    make = truncated_step if isinstance(setting, TruncatedPoissonSetting) else subsampled_step
+    step = make(setting, mechanism, args.steps)
+    counts = steps_grid(args.steps)
+    options = {k: v for k, v in options.items() if k not in ("method", "accountant", "posthoc")}
+    curves = account_over_steps(step, counts, Accountant(args.accountant), progress=progress,
+                                **options)
+    write(account_chart({name: (counts, values) for name, values in curves.items()},
+                        step.setting, args.delta, args.epsilon), args.plot)
 
 
 def _check_truncated_flags(args: argparse.Namespace) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from cli_runs import run_cli
 
-from otbound.accounting.accountant import account
+from otbound.accounting.accountant import compose
 from otbound.accounting.methods import account_method
 from otbound.accounting.steps import subsampled_step
 from otbound.numerics.mechanisms import gaussian
@@ -46,7 +46,7 @@ def test_posthoc_best_reports_all_three_and_the_smallest(capsys):
     assert code == 0 and "method posthoc (step-profile)" in out
     for variant in ("step-profile:", "composed:", "step-pair:"):
         assert variant in out
-    tight = account([subsampled_step(Subsampling("poisson", rate=1e-3, group=16), gaussian(5.0),
+    tight = compose([subsampled_step(Subsampling("poisson", rate=1e-3, group=16), gaussian(5.0),
                                      10)], "pld", delta=1e-6)
     posthoc = account_method(Subsampling("poisson", rate=1e-3, group=16), gaussian(5.0), 10,
                              "posthoc", "pld", delta=1e-6)
@@ -64,7 +64,7 @@ def test_wor_gaussian_is_accounted_and_names_the_method(capsys):
     code, out, _ = run_cli(capsys, "account", *WOR, "--json")
     result = json.loads(out)
     assert result["method"] == "agnostic" and "pairs" not in result["setting"]
-    lower = account([subsampled_step(Subsampling("poisson", rate=0.01), gaussian(1.0), 100)],
+    lower = compose([subsampled_step(Subsampling("poisson", rate=0.01), gaussian(1.0), 100)],
                     "pld", delta=1e-6).epsilon
     assert lower * (1 - 1e-3) <= result["epsilon"] <= 1.1 * lower
 
@@ -89,7 +89,7 @@ def test_wor_laplace_and_agnostic_method(capsys):
     (["account", "--scheme", "truncated-poisson", "--rate", "0.01", "--max-batch", "5",
       "--dataset-size", "100", "--mechanism", "gaussian", "--sigma", "1", "--steps", "2",
       "--delta", "1e-5", "--method", "agnostic"],
-     "--method agnostic does not apply to --scheme truncated-poisson; use --method tight"),
+     "--method agnostic does not apply to truncated Poisson sampling; use --method tight"),
 ])
 def test_refusals_name_the_failed_method_and_one_that_works(capsys, argv, message):
     code, out, err = run_cli(capsys, *argv)

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from otbound.accounting import pld, rdp
-from otbound.accounting.accountant import account
+from otbound.accounting.accountant import compose
 from otbound.accounting.conversion import (balle_delta, balle_epsilon, mironov_delta,
                                            mironov_epsilon, optimal_deltas, optimal_epsilons)
 from otbound.accounting.steps import prop_e5_step, subsampled_step
@@ -213,11 +213,11 @@ def test_heterogeneous_pld_composition_and_relation_check():
 def test_accountant_reports_either_direction_consistently():
     step = [subsampled_step(POISSON, gaussian(1.0), 100)]
     for accountant in Accountant:
-        at_delta = account(step, accountant, delta=1e-5)
-        at_epsilon = account(step, accountant, epsilon=at_delta.epsilon)
+        at_delta = compose(step, accountant, delta=1e-5)
+        at_epsilon = compose(step, accountant, epsilon=at_delta.epsilon)
         assert at_epsilon.delta <= 1e-5 * (1 + 1e-3)
     with pytest.raises(InvalidSpecification, match="exactly one of delta and epsilon"):
-        account(step, Accountant.PLD)
+        compose(step, Accountant.PLD)
     # no exact solver: the product coupling's pairs (mechanism-agnostic), said so
     fallback = subsampled_step(Subsampling("poisson", rate=0.1), _NoSolver(0.75), 1)
     assert fallback.setting["pairs"].startswith("mechanism-agnostic")
@@ -238,7 +238,7 @@ def test_substitution_without_an_exact_solver_has_relaxed_and_prop_e5_pairs():
     assert subsampled_step(setting, gaussian(1.0), 1).setting["pairs"].startswith("relaxed")
     step = prop_e5_step(setting, gaussian(1.0), 1)
     assert "Prop. E.5" in step.setting["pairs"]
-    delta = account([step], Accountant.PLD, epsilon=0.5).delta
+    delta = compose([step], Accountant.PLD, epsilon=0.5).delta
     single = hockey_stick(MixturePair(Family.GAUSSIAN, 1.0, [1.0], [0.0], [0.0], [0.0]), 0.5)
     assert 0.2 * single.value <= delta <= 0.2 * single.value * (1 + 1e-3)
 

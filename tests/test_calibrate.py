@@ -1,5 +1,6 @@
-"""``otbound calibrate`` and :func:`otbound.accounting.calibrate.calibrate`: agreement with
-dp_accounting, the safe end of the bracket, and clear errors."""
+"""``otbound calibrate``, :func:`otbound.calibrate` and the search behind them
+(:func:`otbound.accounting.calibrate.safe_value`): agreement with dp_accounting, the safe end of
+the bracket, and clear errors."""
 
 import json
 import math
@@ -7,8 +8,8 @@ import math
 import pytest
 from cli_runs import run_cli
 
-from otbound.accounting.accountant import Guarantee, account
-from otbound.accounting.calibrate import calibrate, calibrate_steps
+from otbound.accounting.accountant import Guarantee, compose
+from otbound.accounting.calibrate import calibrate_steps, safe_value
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Accountant
 from otbound.errors import InvalidSpecification, UnsupportedOperation
@@ -72,7 +73,7 @@ def test_calibrated_value_is_safe_and_tight(capsys, quantity, target):
     wanted = "epsilon" if target[0] == "--target-epsilon" else "delta"
 
     def accounted(v):
-        return getattr(account([step(v)], "rdp", **options), wanted)
+        return getattr(compose([step(v)], "rdp", **options), wanted)
 
     assert accounted(value) <= float(target[1]) and result[wanted] == accounted(value)
     assert accounted(unsafe(value)) > float(target[1])
@@ -128,12 +129,12 @@ def test_rate_solve_needs_a_rate_scheme(capsys):
 
 def test_api_errors():
     with pytest.raises(InvalidSpecification, match="solve_for must be one of"):
-        calibrate(lambda v: None, "noise", target_epsilon=1)
+        safe_value(lambda v: None, "noise", target_epsilon=1)
     with pytest.raises(InvalidSpecification, match="exactly one of target_epsilon"):
-        calibrate(lambda v: None, "sigma")
+        safe_value(lambda v: None, "sigma")
     with pytest.raises(UnsupportedOperation, match="met even at --steps 1000000000"):
-        calibrate(lambda t: Guarantee(0.0, 1e-5, t, Accountant.RDP), "steps", target_epsilon=1)
-    found = calibrate(lambda r: Guarantee(r, 1e-5, 1, Accountant.RDP), "rate", target_epsilon=2)
+        safe_value(lambda t: Guarantee(0.0, 1e-5, t, Accountant.RDP), "steps", target_epsilon=1)
+    found = safe_value(lambda r: Guarantee(r, 1e-5, 1, Accountant.RDP), "rate", target_epsilon=2)
     assert found.value == 1.0 and found.unsafe is None   # every rate meets it: the largest, 1
 
 
@@ -142,7 +143,7 @@ def test_api_calibrate_steps_example():
     found = calibrate_steps(lambda sigma: [_step(sigma=sigma)], "sigma", target_epsilon=2,
                             delta=1e-6, accountant="rdp")
     assert found.quantity == "sigma" and found.guarantee.epsilon <= 2
-    assert account([_step(sigma=found.unsafe)], "rdp", delta=1e-6).epsilon > 2
+    assert compose([_step(sigma=found.unsafe)], "rdp", delta=1e-6).epsilon > 2
 
 
 @pytest.mark.parametrize("solved, flags", [

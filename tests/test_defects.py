@@ -13,7 +13,7 @@ import pytest
 from cli_runs import run_cli
 
 from otbound.accounting import rdp as rdp_accounting
-from otbound.accounting.accountant import account
+from otbound.accounting.accountant import compose
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Accountant, Conversion, Method
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian
@@ -50,7 +50,7 @@ def gaussian_delta(mu: float, epsilon: float):
 def test_rdp_accountant_delta_is_above_the_exact_gaussian_delta():
     # r = 1, K = 4, σ = 100: every step is the Gaussian mechanism with sensitivity 4.
     step = subsampled_step(Subsampling("poisson", rate=1.0, group=4), gaussian(100.0), 1)
-    guarantee = account([step], Accountant.RDP, epsilon=1.0)
+    guarantee = compose([step], Accountant.RDP, epsilon=1.0)
     truth = gaussian_delta(4 / 100, 1.0)
     assert 1e-150 < truth < 1e-135
     assert at_least(guarantee.delta, truth)
@@ -229,8 +229,8 @@ def test_tiny_delta_is_answered_by_the_rdp_accountant(capsys):
 
 def test_best_accountant_reports_the_smaller_sound_answer():
     step = subsampled_step(Subsampling("poisson", rate=1.0), gaussian(100.0), 1000000)
-    both = account([step], delta=1e-12)
-    rdp_only = account([step], Accountant.RDP, delta=1e-12)
+    both = compose([step], delta=1e-12)
+    rdp_only = compose([step], Accountant.RDP, delta=1e-12)
     assert both.accountant is Accountant.RDP and both.epsilon == rdp_only.epsilon
     assert both.details["compared"]["pld"]["epsilon"] > both.epsilon
     # The steps compose to one Gaussian with μ = √T/σ = 10: its exact ε is the floor for both.

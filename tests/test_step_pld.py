@@ -18,7 +18,7 @@ RATE, SIGMA, STEPS, DELTA = 256 / 60000, 1.1, 703, 1e-5
 def test_self_composed_step_pld_gives_the_accountants_epsilon():
     setting = otbound.Subsampling("poisson", rate=RATE)
     mechanism = otbound.gaussian(SIGMA)
-    accounted = otbound.account([otbound.subsampled_step(setting, mechanism, STEPS)], "pld",
+    accounted = otbound.compose([otbound.subsampled_step(setting, mechanism, STEPS)], "pld",
                                 delta=DELTA).epsilon
     composed = otbound.step_pld(otbound.subsampled_step(setting, mechanism, 1)).self_compose(
         STEPS).get_epsilon_for_delta(DELTA)
@@ -64,5 +64,5 @@ def test_a_group_step_is_one_symmetric_pld_of_the_largest_profile():
     for epsilon, bound in zip(epsilons, exact):
         assert ours.get_delta_for_epsilon(epsilon) >= bound.value
     many = otbound.subsampled_step(setting, otbound.gaussian(2.0), 100)
-    accounted = otbound.account([many], "pld", delta=1e-6, discretisation=1e-3).epsilon
+    accounted = otbound.compose([many], "pld", delta=1e-6, discretisation=1e-3).epsilon
     assert ours.self_compose(100).get_epsilon_for_delta(1e-6) >= accounted

@@ -11,7 +11,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from otbound.accounting.accountant import account
+from otbound.accounting.accountant import compose
 from otbound.accounting.steps import Step
 from otbound.accounting.truncated import PROBABILITY_ERROR, TruncatedPoissonSetting, truncated_step
 from otbound.accounting.truncated_derived import derived_cases as _derived_cases
@@ -173,8 +173,8 @@ def _oracle_step(setting, sigma, count):
 
 
 def _epsilons(setting, sigma, accountant):
-    ours = account([truncated_step(setting, AdditiveNoise(sigma), 20)], accountant, delta=1e-5)
-    theirs = account([_oracle_step(setting, sigma, 20)], accountant, delta=1e-5)
+    ours = compose([truncated_step(setting, AdditiveNoise(sigma), 20)], accountant, delta=1e-5)
+    theirs = compose([_oracle_step(setting, sigma, 20)], accountant, delta=1e-5)
     return ours.epsilon, theirs.epsilon
 
 
@@ -203,7 +203,7 @@ def test_the_cli_uses_the_derived_bound_with_the_same_numbers(capsys):
     result = json.loads(out)
     assert code == 0 and result["setting"]["bound"] == "derived (002 Thm. 3.1)"
     setting = TruncatedPoissonSetting(0.05, 55, 1000)
-    theirs = account([_oracle_step(setting, 1.0, 100)], Accountant.RDP, delta=1e-6)
+    theirs = compose([_oracle_step(setting, 1.0, 100)], Accountant.RDP, delta=1e-6)
     assert result["epsilon"] == pytest.approx(theirs.epsilon, rel=1e-9)
 
 

@@ -32,7 +32,7 @@ class Guarantee:
     details: dict = field(default_factory=dict)
 
 
-def account(steps: list[Step], accountant: Accountant = Accountant.BEST, *,
+def compose(steps: list[Step], accountant: Accountant = Accountant.BEST, *,
             delta: float | None = None, epsilon: float | None = None,
             conversion: Conversion = Conversion.OPTIMAL,
             discretisation: float = pld.DEFAULT_DISCRETISATION) -> Guarantee:

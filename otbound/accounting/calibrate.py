@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from otbound.accounting.accountant import Guarantee, account
+from otbound.accounting.accountant import Guarantee, compose
 from otbound.accounting.steps import Step
 from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion
 from otbound.errors import InvalidSpecification, UnsupportedOperation
@@ -64,7 +64,7 @@ def default_search(quantity: str, sensitivity: float = 1.0) -> _Search:
     return _Search(1e-2, 1e-9, 1.0, False)
 
 
-def calibrate(measure: Callable[[float], Guarantee], solve_for: str, *,
+def safe_value(measure: Callable[[float], Guarantee], solve_for: str, *,
               target_epsilon: float | None = None, target_delta: float | None = None,
               tolerance: float = DEFAULT_TOLERANCE, sensitivity: float = 1.0,
               progress: Callable[[str], None] | None = None) -> Calibration:
@@ -176,7 +176,7 @@ def calibrate_steps(make_steps: Callable[[float], list[Step]], solve_for: str, *
                     discretisation: float = DEFAULT_DISCRETISATION,
                     tolerance: float = DEFAULT_TOLERANCE,
                     sensitivity: float = 1.0) -> Calibration:
-    """:func:`calibrate` with :func:`~otbound.accounting.accountant.account` of
+    """:func:`safe_value` with :func:`~otbound.accounting.accountant.compose` of
     ``make_steps(value)``: e.g. ``calibrate_steps(lambda s: [subsampled_step(setting,
     gaussian(s), 1000)], "sigma", target_epsilon=2, delta=1e-6)``."""
     if (target_epsilon is None) != (delta is None) or (target_delta is None) != (epsilon is None):
@@ -184,8 +184,8 @@ def calibrate_steps(make_steps: Callable[[float], list[Step]], solve_for: str, *
                                    "epsilon", parameter="target_epsilon")
 
     def measure(value: float) -> Guarantee:
-        return account(make_steps(value), accountant, delta=delta, epsilon=epsilon,
+        return compose(make_steps(value), accountant, delta=delta, epsilon=epsilon,
                        conversion=conversion, discretisation=discretisation)
 
-    return calibrate(measure, solve_for, target_epsilon=target_epsilon,
+    return safe_value(measure, solve_for, target_epsilon=target_epsilon,
                      target_delta=target_delta, tolerance=tolerance, sensitivity=sensitivity)

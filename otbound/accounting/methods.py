@@ -11,13 +11,14 @@ bound, and says which one it is (``details["method"]``).
 from __future__ import annotations
 
 from otbound.accounting import pld
-from otbound.accounting.accountant import Guarantee, account, best_guarantee, check_target
+from otbound.accounting.accountant import Guarantee, best_guarantee, check_target, compose
 from otbound.accounting.posthoc import posthoc_guarantee
 from otbound.accounting.profiles import profile_guarantee
 from otbound.accounting.steps import prop_e5_step, subsampled_step
+from otbound.accounting.truncated import TruncatedPoissonSetting, truncated_step
 from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc,
                              SchemeKind)
-from otbound.errors import as_choice
+from otbound.errors import UnsupportedOperation, as_choice
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.methods import exact
 from otbound.numerics.settings import Subsampling
@@ -28,8 +29,8 @@ def account_method(setting, mechanism: Mechanism, count: int,
                    posthoc: Posthoc | str = Posthoc.BEST, delta: float | None = None,
                    epsilon: float | None = None, conversion: Conversion = Conversion.OPTIMAL,
                    discretisation: float = DEFAULT_DISCRETISATION) -> Guarantee:
-    """ε at ``delta`` (or δ at ``epsilon``) after ``count`` steps of ``setting`` (built-in or a
-    derivation's) with ``mechanism``, bounded by ``method``; ``details["method"]`` names the
+    """ε at ``delta`` (or δ at ``epsilon``) after ``count`` steps of ``setting`` (built-in, a
+    derivation's, or truncated Poisson: ``tight`` only) with ``mechanism``, bounded by ``method``; ``details["method"]`` names the
     bound used. Where ``tight`` has no exact solver, the smallest of the sound alternatives is
     reported: the relaxed pairs, 001 Prop. E.5's pairs (without replacement), the agnostic
     bound."""
@@ -39,9 +40,15 @@ def account_method(setting, mechanism: Mechanism, count: int,
     conversion = as_choice(Conversion, conversion, "conversion")
     check_target(delta, epsilon)
     pld.check_discretisation(discretisation)
-    step = subsampled_step(setting, mechanism, count)   # checks the inputs, even if unused
     options = {"delta": delta, "epsilon": epsilon, "conversion": conversion,
                "discretisation": discretisation}
+    if isinstance(setting, TruncatedPoissonSetting):
+        if method is not Method.TIGHT:
+            raise UnsupportedOperation(f"method='{method.value}' does not apply to truncated "
+                                       "Poisson sampling; use method='tight'")
+        return _named(compose([truncated_step(setting, mechanism, count)], accountant,
+                              **options), "tight")
+    step = subsampled_step(setting, mechanism, count)   # checks the inputs, even if unused
     if method is Method.AGNOSTIC:
         return _named(profile_guarantee(setting, mechanism, Method.AGNOSTIC, count, accountant,
                                         **options), "agnostic")
@@ -49,14 +56,14 @@ def account_method(setting, mechanism: Mechanism, count: int,
         return _named(posthoc_guarantee(setting, mechanism, count, posthoc, accountant,
                                         **options), "posthoc")
     if exact(step.setting["pairs"]):
-        return _named(account([step], accountant, **options), "tight")
-    alternatives = {RELAXED: lambda: _named(account([step], accountant, **options), RELAXED),
+        return _named(compose([step], accountant, **options), "tight")
+    alternatives = {RELAXED: lambda: _named(compose([step], accountant, **options), RELAXED),
                     "agnostic": lambda: _named(profile_guarantee(
                         setting, mechanism, Method.AGNOSTIC, count, accountant, **options),
                         "agnostic")}
     if isinstance(setting, Subsampling) and setting.scheme is SchemeKind.WOR:
         pairs = prop_e5_step(setting, mechanism, count)
-        alternatives[E5_PAIRS] = lambda: _named(account([pairs], accountant, **options),
+        alternatives[E5_PAIRS] = lambda: _named(compose([pairs], accountant, **options),
                                                 E5_PAIRS)
     return best_guarantee(alternatives, delta, what="method")
 

@@ -1,6 +1,6 @@
 """A privacy guarantee as a function of the number of steps (for ``account --plot``).
 
-Each point is an independent call of :func:`otbound.accounting.accountant.account` with the
+Each point is an independent call of :func:`otbound.accounting.accountant.compose` with the
 step repeated ``T`` times, so every plotted value is as sound as the single ``account`` answer
 at that ``T``; nothing is interpolated between the points of the grid.
 """
@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from otbound.accounting.accountant import account
+from otbound.accounting.accountant import compose
 from otbound.accounting.steps import Step
 from otbound.choices import Accountant
 from otbound.errors import InvalidSpecification, UnsupportedOperation
@@ -58,7 +58,7 @@ def account_over_steps(step: Step, counts: Sequence[int],
 def _answers(step: Step, accountant: Accountant, wanted: str,
              options: dict) -> dict[str, float]:
     try:
-        guarantee = account([step], accountant, **options)
+        guarantee = compose([step], accountant, **options)
     except UnsupportedOperation:
         return {}
     compared = guarantee.details.get("compared")

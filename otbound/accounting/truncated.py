@@ -85,7 +85,8 @@ class TruncatedPoissonSetting:
     def describe(self) -> dict:
         return {"scheme": "truncated-poisson", "rate": self.rate, "max_batch": self.max_batch,
                 "dataset_size": self.dataset_size, "neighbouring": self.neighbouring.value,
-                "distance_unit": batch_relation(self.neighbouring).unit()}
+                "distance_unit": batch_relation(self.neighbouring).unit(),
+                "bound": f"derived ({SOURCES[self.neighbouring]})"}
 
 
 def truncated_step(sampling: TruncatedPoissonSetting, mechanism: Mechanism, count: int) -> Step:
@@ -99,9 +100,8 @@ def truncated_step(sampling: TruncatedPoissonSetting, mechanism: Mechanism, coun
     cases = derived_cases(sampling.rate, w, sampling.branch_rate() if w > 0 else 0.0,
                           mechanism, PROBABILITY_ERROR, sampling.neighbouring)
     relation = ("truncated-poisson", sampling.neighbouring.value, sampling.dataset_size)
-    setting = (sampling.describe() | describe(mechanism)
-               | {"bound": f"derived ({SOURCES[sampling.neighbouring]})"})
-    return Step(tuple(tuple(branches) for branches in cases), count, relation, setting)
+    return Step(tuple(tuple(branches) for branches in cases), count, relation,
+                sampling.describe() | describe(mechanism))
 
 
 def naive_epsilon(delta_of_epsilon, delta: float, overflow: float) -> float:

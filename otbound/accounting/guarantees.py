@@ -1,0 +1,113 @@
+"""Any setting to a guarantee in one call — the API behind ``otbound account`` and ``otbound
+calibrate``.
+
+A *setting* is a built-in :class:`~otbound.numerics.settings.Subsampling`, a derivation's
+:class:`~otbound.numerics.derived.DerivedSetting` or a
+:class:`~otbound.accounting.truncated.TruncatedPoissonSetting`; every method applies to every
+setting through :func:`~otbound.accounting.methods.account_method`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable
+
+from otbound.accounting import calibrate as search
+from otbound.accounting.accountant import Guarantee
+from otbound.accounting.methods import account_method
+from otbound.accounting.truncated import TruncatedPoissonSetting
+from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc
+from otbound.errors import InternalError, InvalidSpecification
+from otbound.numerics.limits import show
+from otbound.numerics.mechanisms import AdditiveNoise, Mechanism
+from otbound.numerics.settings import Subsampling
+
+NOISE = {"sigma": "gaussian", "scale": "laplace"}
+"""The noise parameters a calibration can solve for, and the mechanism each belongs to."""
+
+
+def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str = Method.TIGHT,
+            accountant: Accountant | str = Accountant.BEST, posthoc: Posthoc | str = Posthoc.BEST,
+            delta: float | None = None, epsilon: float | None = None,
+            conversion: Conversion | str = Conversion.OPTIMAL,
+            discretisation: float = DEFAULT_DISCRETISATION) -> Guarantee:
+    """ε at ``delta`` (or δ at ``epsilon``) after ``steps`` steps of ``setting`` with
+    ``mechanism``, bounded by ``method`` (``tight``, ``agnostic`` or ``posthoc``) and composed by
+    ``accountant`` (``best`` of ``rdp`` and ``pld``); ``details["method"]`` names the bound
+    that was smallest."""
+    return account_method(setting, mechanism, steps, method, accountant, posthoc=posthoc,
+                          delta=delta, epsilon=epsilon, conversion=conversion,
+                          discretisation=discretisation)
+
+
+def calibrate(setting, mechanism: Mechanism, steps: int | None = None, *, solve_for: str,
+              target_epsilon: float | None = None, delta: float | None = None,
+              target_delta: float | None = None, epsilon: float | None = None,
+              tolerance: float = search.DEFAULT_TOLERANCE,
+              progress: Callable[[str], None] | None = None,
+              **options) -> search.Calibration:
+    """The safe value of ``solve_for`` — the smallest ``sigma`` (Gaussian) or ``scale``
+    (Laplace), the largest ``steps`` or Poisson ``rate`` — whose :func:`account` meets
+    ``ε ≤ target_epsilon`` at ``delta`` (or ``δ ≤ target_delta`` at ``epsilon``); the value of
+    that quantity in ``setting``, ``mechanism`` or ``steps`` is not used. ``options`` are
+    :func:`account`'s (``method``, ``accountant`` …). The result is accounted again at the value
+    found before it is returned (:class:`~otbound.accounting.calibrate.Calibration`)."""
+    _check_target(target_epsilon, delta, target_delta, epsilon)
+    vary = _varying(setting, mechanism, steps, solve_for)
+    at_target = {"delta": delta, "epsilon": epsilon} | options
+
+    def measure(value: float) -> Guarantee:
+        return account(*vary(value), **at_target)
+
+    sensitivity = getattr(mechanism, "sensitivity", 1.0)
+    found = search.safe_value(measure, solve_for, target_epsilon=target_epsilon,
+                             target_delta=target_delta, tolerance=tolerance,
+                             sensitivity=sensitivity, progress=progress)
+    if progress:
+        progress(f"verifying {solve_for} = {show(found.value)}")
+    guarantee = measure(found.value)
+    if not (guarantee.epsilon <= target_epsilon if target_epsilon is not None
+            else guarantee.delta <= target_delta):
+        raise InternalError(f"{solve_for} = {show(found.value)} met the target once and not "
+                            "on re-accounting")
+    return replace(found, guarantee=guarantee)
+
+
+def _check_target(target_epsilon, delta, target_delta, epsilon) -> None:
+    if not ((target_epsilon is not None and delta is not None
+             and target_delta is None and epsilon is None)
+            or (target_delta is not None and epsilon is not None
+                and target_epsilon is None and delta is None)):
+        raise InvalidSpecification("give target_epsilon with delta, or target_delta with "
+                                   "epsilon", parameter="target_epsilon")
+
+
+def _varying(setting, mechanism: Mechanism, steps: int | None, solve_for: str
+             ) -> Callable[[float], tuple]:
+    """``value ↦ (setting, mechanism, steps)`` with ``solve_for`` set to ``value``."""
+    if solve_for in NOISE:
+        if not (isinstance(mechanism, AdditiveNoise) and mechanism.name == NOISE[solve_for]):
+            raise InvalidSpecification(f"solve_for={solve_for!r} needs the "
+                                       f"{NOISE[solve_for]} mechanism, got {mechanism.name}",
+                                       parameter="solve_for")
+        _need_steps(steps)
+        return lambda value: (setting, replace(mechanism, scale=value), steps)
+    if solve_for == "steps":
+        return lambda value: (setting, mechanism, int(value))
+    if solve_for == "rate":
+        if not (isinstance(setting, TruncatedPoissonSetting) or (
+                isinstance(setting, Subsampling) and setting.rate is not None
+                and setting.batch_size is None)):
+            raise InvalidSpecification("solve_for='rate' needs Poisson sampling given by its "
+                                       "rate (Subsampling('poisson', rate=…) or "
+                                       "TruncatedPoissonSetting)", parameter="solve_for")
+        _need_steps(steps)
+        return lambda value: (replace(setting, rate=value), mechanism, steps)
+    raise InvalidSpecification(f"solve_for must be one of {', '.join(search.SOLVABLE)}, got "
+                               f"{solve_for!r}", parameter="solve_for")
+
+
+def _need_steps(steps: int | None) -> None:
+    if steps is None:
+        raise InvalidSpecification("steps is needed unless solve_for='steps'",
+                                   parameter="steps")
