@@ -6,7 +6,7 @@ import math
 from otbound.audit.claims import Claim, Point, Quantity, grid
 from otbound.audit.references import subsampled
 from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.methods import adp
+from otbound.numerics.one_step import adp
 from otbound.numerics.settings import Subsampling
 
 

@@ -7,7 +7,7 @@ import math
 from otbound.audit.claims import Claim, Point, Quantity, grid
 from otbound.audit.references import subsampled
 from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.methods import rdp
+from otbound.numerics.one_step import rdp
 from otbound.numerics.settings import Subsampling
 
 

@@ -8,7 +8,7 @@ from otbound.accounting.truncated import TruncatedPoissonSetting
 from otbound.audit.claims import Claim, Point, Quantity, grid
 from otbound.audit.reference_truncated import truncated_poisson
 from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.methods import adp
+from otbound.numerics.one_step import adp
 from otbound.numerics.settings import Subsampling
 
 

@@ -14,7 +14,7 @@ import argparse
 import time
 
 from otbound.numerics.mechanisms import gaussian, laplace, randomized_response
-from otbound.numerics.methods import adp, rdp
+from otbound.numerics.one_step import adp, rdp
 from otbound.numerics.settings import Subsampling
 
 SETTINGS = [

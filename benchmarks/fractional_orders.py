@@ -13,7 +13,7 @@ from dp_accounting.rdp.rdp_privacy_accountant import _compute_rdp_poisson_subsam
 
 from otbound.choices import Method
 from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.methods import rdp
+from otbound.numerics.one_step import rdp
 from otbound.numerics.pairs import Family, MixturePair
 from otbound.numerics.settings import Subsampling
 from otbound.verify import high_precision as reference

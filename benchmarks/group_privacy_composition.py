@@ -35,7 +35,7 @@ from otbound.accounting import pld
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Method
 from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.methods import adp
+from otbound.numerics.one_step import adp
 from otbound.numerics.settings import Subsampling
 
 SIGMA, RATE, DELTA = 5.0, 1e-3, 1e-6

@@ -23,7 +23,7 @@ import numpy as np
 from dp_accounting.rdp.rdp_privacy_accountant import _compute_rdp_poisson_subsampled_gaussian
 
 from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.methods import rdp
+from otbound.numerics.one_step import rdp
 from otbound.numerics.pairs import Family, MixturePair
 from otbound.numerics.renyi import log_psi_curve
 from otbound.numerics.settings import Subsampling

@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from otbound.engine.catalog import load_derivation
+from otbound.engine.bundled import load_derivation
 from otbound.engine.derivation import run
 from otbound.verify.checks import Instance
 from otbound.verify.independent_mc import (DOCUMENTED_SIZE, FAILURE, LOWERED, case_instance,

@@ -25,11 +25,11 @@ import numpy as np
 from dp_accounting.rdp.rdp_privacy_accountant import _compute_rdp_poisson_subsampled_gaussian
 
 from otbound.engine import bound, events, type_level
-from otbound.engine.catalog import load_derivation
+from otbound.engine.bundled import load_derivation
 from otbound.engine.derivation import run
 from otbound.numerics import derived, problems
 from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.methods import rdp
+from otbound.numerics.one_step import rdp
 from otbound.numerics.settings import Subsampling
 
 APPENDIX_B = np.floor(np.logspace(math.log10(2), 4, 121))

@@ -21,11 +21,11 @@ import math
 
 import numpy as np
 
-from otbound.engine.catalog import load_derivation
+from otbound.engine.bundled import load_derivation
 from otbound.numerics.derived import DerivedSetting, derive_bound
 from otbound.numerics.hockey_stick import hockey_stick_curve
 from otbound.numerics.mechanisms import Mechanism, gaussian, laplace, randomized_response
-from otbound.numerics.methods import adp
+from otbound.numerics.one_step import adp
 from otbound.numerics.pairs import Family, MixturePair
 
 SIGMAS = (0.5, 1.0, 2.0, 4.0)

@@ -195,10 +195,10 @@ def best_nd(d: int, w: float, scale: float, alpha: int, one_d: Config,
 def otbound_values(q: int, n: int, scale: float, alphas: list[int]
                    ) -> tuple[list[float], list[float]]:
     """otbound's relaxed (derivation, tight solver of the loosened pattern) and agnostic ε."""
-    from otbound.engine.catalog import load_derivation
+    from otbound.engine.bundled import load_derivation
     from otbound.numerics.derived import DerivedSetting, derive_bound
     from otbound.numerics.mechanisms import laplace
-    from otbound.numerics.methods import rdp
+    from otbound.numerics.one_step import rdp
     from otbound.numerics.settings import Subsampling
 
     derived = DerivedSetting(derive_bound(load_derivation("wor-group-substitution").at({"K": 1})),

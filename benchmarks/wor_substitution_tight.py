@@ -29,7 +29,7 @@ import numpy as np
 
 from otbound.numerics import three_point as tp
 from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.methods import rdp
+from otbound.numerics.one_step import rdp
 from otbound.numerics.settings import Subsampling
 
 

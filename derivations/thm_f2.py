@@ -12,7 +12,7 @@ from pathlib import Path
 
 from otbound import (BatchRelation, Derivation, InstanceGrid, Substitution, Variant,
                      WithoutReplacement, problem, statement)
-from otbound.engine.catalog import load_file
+from otbound.engine.bundled import load_file
 from otbound.engine.symbols import N, q
 
 # The events and the coupling are those of 001 Thm. 3.6; only the batch relation changes.

@@ -368,7 +368,7 @@ def _coupled(derivation: Derivation, args: argparse.Namespace) -> Derivation:
     """The derivation, with its couplings searched on each instance for ``--coupling auto``."""
     if args.coupling == "given":
         return derivation
-    from otbound.engine.coupling_search import with_searched_couplings
+    from otbound.engine.derivation import with_searched_couplings
 
     return with_searched_couplings(derivation)
 
@@ -379,7 +379,7 @@ def _derive(args: argparse.Namespace) -> int:
         raise _UsageError("derive needs exactly one of NAME_OR_PATH, --list or --all")
     if args.param and not args.target:
         raise _UsageError("--param applies to one derivation (derive NAME --param K=16)")
-    from otbound.engine.catalog import bundled_derivations, load_derivation
+    from otbound.engine.bundled import bundled_derivations, load_derivation
     from otbound.engine.derivation import run
 
     if args.list:
@@ -441,7 +441,7 @@ _SETTING_FLAGS = ("rate", "group", "insertions", "removals", "batch_size", "data
 
 def _derived_setting(args: argparse.Namespace) -> DerivedSetting:
     """``--derivation NAME --param …``: the derivation's bound at the given parameters."""
-    from otbound.engine.catalog import load_derivation
+    from otbound.engine.bundled import load_derivation
     from otbound.numerics.derived import derived_setting
 
     given = [f"--{flag.replace('_', '-')}" for flag in _SETTING_FLAGS
@@ -506,7 +506,7 @@ def _evaluate_method(args: argparse.Namespace, inputs: str, outputs: str, evalua
                      method: Method) -> dict:
     """One method's result, as in the JSON output."""
     from otbound.numerics.mechanisms import describe
-    from otbound.numerics.methods import explain
+    from otbound.numerics.one_step import explain
 
     points = getattr(args, inputs)
     bounds = evaluate(setting, mechanism, method, points, certified=args.certified)
@@ -548,13 +548,13 @@ def _setting_text(setting: dict) -> str:
 
 
 def _rdp(args: argparse.Namespace) -> int:
-    from otbound.numerics.methods import rdp
+    from otbound.numerics.one_step import rdp
 
     return _evaluate(args, "alpha", "epsilon", rdp)
 
 
 def _adp(args: argparse.Namespace) -> int:
-    from otbound.numerics.methods import adp
+    from otbound.numerics.one_step import adp
 
     return _evaluate(args, "epsilon", "delta", adp)
 
@@ -791,9 +791,9 @@ def _check_truncated_flags(args: argparse.Namespace) -> None:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from otbound.engine.catalog import load_derivation
+    from otbound.engine.bundled import load_derivation
     from otbound.engine.derivation import run
-    from otbound.verify.runner import verify_derivation
+    from otbound.verify.verification import verify_derivation
 
     derivation = load_derivation(args.target)
     derived = run(derivation.at(_params(args.param)) if args.param else derivation)
@@ -814,8 +814,8 @@ def _audit(args: argparse.Namespace) -> int:
         for path, claim in bundled_claims():
             print(f"{claim.name:34} {path.stem:34} {claim.citation}")
         return EXIT_OK
-    from otbound.audit.report import to_json, to_text, write_markdown
-    from otbound.audit.runner import run_audits
+    from otbound.audit.findings import to_json, to_text, write_markdown
+    from otbound.audit.judge import run_audits
 
     entries = bundled_claims() if args.all else [find_claim(t) for t in args.targets]
     with Progress("audit", quiet=args.quiet) as progress:

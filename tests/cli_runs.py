@@ -8,7 +8,7 @@ from otbound.cli import main
 BROKEN_COUPLINGS = """
     from dataclasses import replace
     from otbound import Copy, Coupling
-    from otbound.engine.catalog import load_derivation
+    from otbound.engine.bundled import load_derivation
 
     base = load_derivation("001-prop-E.4")
     removal, insertion = base.variants[0].cases
@@ -54,7 +54,7 @@ POISSON_TWO_SUBSTITUTION = """
 INDEPENDENT_MEMBERS = """
     from dataclasses import replace
     from otbound import Copy, Coupling, ReplaceRandomMember
-    from otbound.engine.catalog import load_derivation
+    from otbound.engine.bundled import load_derivation
 
     base = load_derivation("001-thm-3.6")
     (case,) = base.variants[0].cases

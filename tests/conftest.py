@@ -16,7 +16,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 @lru_cache(maxsize=None)
 def report_for(name: str):
     """Run a bundled derivation once per test session."""
-    from otbound.engine.catalog import load_derivation
+    from otbound.engine.bundled import load_derivation
     from otbound.engine.derivation import run
     return run(load_derivation(name))
 

@@ -41,7 +41,7 @@ EVERY_N = "every N"
 
 def derivations_table() -> str:
     """The table of ``bundled_derivations()``, one row each, sorted by name."""
-    from otbound.engine.catalog import bundled_derivations
+    from otbound.engine.bundled import bundled_derivations
 
     rows = [derivation_row(derivation) for _, derivation in bundled_derivations()]
     return "\n".join([HEADER, *rows])
@@ -134,7 +134,7 @@ def with_region(text: str, content: str) -> str:
 ORDER = ("otbound.engine.schemes", "otbound.engine.relations", "otbound.engine.events",
          "otbound.engine.conditionals", "otbound.engine.couplings",
          "otbound.engine.auto_coupling", "otbound.engine.derivation", "otbound.engine.bound",
-         "otbound.engine.catalog")
+         "otbound.engine.bundled")
 """The order in which a derivation file uses the modules; other engine modules of the public
 API follow in the order of ``otbound._EXPORTS``."""
 SYMBOLS = "otbound.engine.symbols"

@@ -9,7 +9,7 @@ import pytest
 from cli_runs import run_cli
 
 from otbound.accounting.accountant import compose
-from otbound.accounting.methods import account_method
+from otbound.accounting.by_method import account_method
 from otbound.accounting.steps import subsampled_step
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.settings import Subsampling

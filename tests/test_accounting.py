@@ -29,8 +29,8 @@ from otbound.choices import Accountant, Conversion, Method, Neighbouring
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.hockey_stick import hockey_stick
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
-from otbound.numerics.methods import branches_delta
-from otbound.numerics.methods import rdp as one_step_rdp
+from otbound.numerics.one_step import branches_delta
+from otbound.numerics.one_step import rdp as one_step_rdp
 from otbound.numerics.pairs import Family, MixturePair
 from otbound.numerics.settings import Subsampling
 from otbound.verify.divergence import delta as exact_delta

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from otbound.choices import Method
 from otbound.errors import InvalidSpecification
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
-from otbound.numerics.methods import adp, rdp
+from otbound.numerics.one_step import adp, rdp
 from otbound.numerics.settings import Subsampling
 
 MECHANISMS = st.sampled_from([gaussian(0.8), gaussian(3.0), laplace(0.7), laplace(2.0),

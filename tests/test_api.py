@@ -53,7 +53,7 @@ def test_a_probability_cannot_pass_for_a_log_probability():
 
 
 def test_terms_must_be_terms_not_tuples():
-    from otbound.numerics.methods import tight_branches
+    from otbound.numerics.one_step import tight_branches
 
     with pytest.raises(otbound.InvalidSpecification, match="terms must be Term objects"):
         tight_branches([(1.0, poisson_problem(0.1, 0, 1))], otbound.gaussian(1.0))

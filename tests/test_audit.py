@@ -8,7 +8,7 @@ from cli_runs import run_cli
 
 from otbound.audit.catalog import bundled_claims, find_claim, load_claim_file
 from otbound.audit.claims import Claim, Quantity, Reference, grid
-from otbound.audit.runner import run_audits
+from otbound.audit.judge import run_audits
 from otbound.audit.verdict import AuditVerdict, EntryResult, judge_point
 from otbound.errors import AuditFileError, InvalidSpecification
 
@@ -63,7 +63,7 @@ def test_entry_verdicts_and_ratios():
 
 def test_an_unsound_row_shows_its_smallest_ratio_and_where(tmp_path):
     # issue 24, 7.1: the most damning point, not the least; ratios claim / construction
-    from otbound.audit.report import to_json, to_markdown, to_text
+    from otbound.audit.findings import to_json, to_markdown, to_text
 
     cases = {2.0: (0.9, Reference(None, 1.0, "w", lambda: 1.0)),     # ratio 0.9
              3.0: (0.25, Reference(1.0, 0.5, "w", lambda: 0.5)),     # ratio 0.5 (upper: 0.25)
@@ -89,7 +89,7 @@ def test_an_unsound_row_shows_its_smallest_ratio_and_where(tmp_path):
 
 
 def test_a_shown_smallest_ratio_is_rounded_up():
-    from otbound.audit.report import _rounded_up
+    from otbound.audit.findings import _rounded_up
 
     for value in (1 / 3, 2 / 3, 0.28474451, 1.2345678e-7, 9.9999995e-5):
         shown = _rounded_up(value)
@@ -211,7 +211,7 @@ def test_a_distance_constraint_lowered_by_one_is_caught():
 def test_the_committed_audit_report_is_current(tmp_path):
     from pathlib import Path
 
-    from otbound.audit.report import write_markdown
+    from otbound.audit.findings import write_markdown
 
     target = tmp_path / "audit.md"
     write_markdown(run_audits(bundled_claims()), target)

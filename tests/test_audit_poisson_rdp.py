@@ -11,7 +11,7 @@ from dp_accounting.rdp.rdp_privacy_accountant import _compute_rdp_poisson_subsam
 from otbound.audit.catalog import audits_directory, find_claim
 from otbound.audit.claims import Claim, Quantity, grid
 from otbound.audit.references import subsampled
-from otbound.audit.runner import run_audits
+from otbound.audit.judge import run_audits
 from otbound.audit.verdict import AuditVerdict, EntryResult, judge_point
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.settings import Subsampling

@@ -15,7 +15,7 @@ from otbound.audit.catalog import AUDITS_SOURCE, load_claim_file
 from otbound.audit.claims import Claim
 from otbound.audit.reference_replacement import draw_counts, with_replacement
 from otbound.audit.reference_truncated import outputs, truncated_poisson
-from otbound.audit.runner import run_audits
+from otbound.audit.judge import run_audits
 from otbound.audit.verdict import AuditVerdict, EntryResult, judge_point
 
 

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from otbound.audit.catalog import find_claim
-from otbound.audit.runner import run_audits
+from otbound.audit.judge import run_audits
 from otbound.audit.verdict import AuditVerdict
 
 

@@ -15,13 +15,13 @@ from otbound.audit.catalog import load_claim_file
 from otbound.audit.reference_wor import (WOR_SHARES, group_count_weights,
                                          relaxed_substitution_log_psi, substitution_constructions,
                                          wor_removal, wor_substitution)
-from otbound.audit.runner import run_audits
+from otbound.audit.judge import run_audits
 from otbound.audit.verdict import AuditVerdict
 from otbound.engine.relations import BatchRelation
 from otbound.engine.schemes import WithoutReplacement
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.mechanisms import gaussian, laplace
-from otbound.numerics.methods import rdp
+from otbound.numerics.one_step import rdp
 from otbound.numerics.pairs import Family, MixturePair
 from otbound.numerics.settings import Subsampling
 from otbound.verify.divergence import independent_log_psi

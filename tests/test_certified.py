@@ -17,7 +17,7 @@ from otbound.errors import UnsupportedOperation
 from otbound.numerics.certified import certified_delta, certified_log_psi
 from otbound.numerics.hockey_stick import hockey_stick_curve
 from otbound.numerics.mechanisms import gaussian, laplace, randomized_response
-from otbound.numerics.methods import adp, rdp, tight_branches
+from otbound.numerics.one_step import adp, rdp, tight_branches
 from otbound.numerics.pairs import FinitePair
 from otbound.numerics.renyi import log_psi_curve
 from otbound.numerics.settings import Subsampling

@@ -15,11 +15,11 @@ from cli_runs import BROKEN_COUPLINGS, run_cli
 
 from otbound import Copy, Coupling, InstanceGrid, InvalidSpecification
 from otbound.cli import main
-from otbound.engine.catalog import load_derivation
+from otbound.engine.bundled import load_derivation
 from otbound.engine.conditionals import SizeReference
 from otbound.engine.derivation import run
 from otbound.engine.symbols import N, q, r
-from otbound.verify.runner import MAX_N, MAX_SAMPLES, instances, smallest_max_n, verify_derivation
+from otbound.verify.verification import MAX_N, MAX_SAMPLES, instances, smallest_max_n, verify_derivation
 
 
 def write(directory, name, source):
@@ -60,7 +60,7 @@ def test_derivation_file_that_interrupts_or_exits_gives_one_line_and_exit_two(
 def test_derivation_file_that_prints_leaves_stdout_valid_json(capsys, tmp_path):
     path = write(tmp_path, "chatty.py", """
         print("loading my derivation ...")
-        from otbound.engine.catalog import load_derivation
+        from otbound.engine.bundled import load_derivation
         DERIVATION = load_derivation("001-prop-E.4")
     """)
     code, out, err = run_cli(capsys, "derive", path, "--json")
@@ -173,7 +173,7 @@ def test_grid_rate_outside_the_unit_interval_is_bad_input_on_the_command_line(ca
     path = write(tmp_path, "rate.py", """
         from dataclasses import replace
         from otbound import InstanceGrid
-        from otbound.engine.catalog import load_derivation
+        from otbound.engine.bundled import load_derivation
         from otbound.engine.symbols import r
         DERIVATION = replace(load_derivation("001-prop-E.4"), grid=InstanceGrid(range(1, 9), ({r: 5},)))
     """)

@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from otbound import BatchRelation, Copy, Coupling, DrawIndependently, instance_case_bound, run
-from otbound.engine.catalog import load_derivation
+from otbound.engine.bundled import load_derivation
 from otbound.engine.compatibility import SupportGeometry, find_compatibility_violation
 from otbound.engine.conditionals import ConcreteConditionals
 from otbound.engine.relations import distance_between_supports, distance_to_support

@@ -8,7 +8,7 @@ import sympy as sp
 
 from otbound import Copy, Coupling, InvalidSpecification, ReplaceGroup, ReplaceRandomMember
 from otbound.engine.batches import BatchType, Content
-from otbound.engine.catalog import load_derivation
+from otbound.engine.bundled import load_derivation
 from otbound.engine.conditionals import ConcreteConditionals, SymbolicConditionals
 from otbound.engine.schemes import as_fraction
 from otbound.engine.symbols import m, n, q, r

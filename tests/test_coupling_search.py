@@ -9,9 +9,9 @@ import pytest
 
 from otbound import Case, CountIs, Everything, run
 from otbound.cli import main
-from otbound.engine.catalog import load_derivation
-from otbound.engine.coupling_search import (FOUND, INFEASIBLE, search_instance,
-                                            with_searched_couplings)
+from otbound.engine.bundled import load_derivation
+from otbound.engine.coupling_search import FOUND, INFEASIBLE, search_instance
+from otbound.engine.derivation import with_searched_couplings
 from otbound.engine.farkas import FarkasCertificate, certificate_defect
 from otbound.engine.relations import BatchRelation
 

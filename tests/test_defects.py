@@ -17,7 +17,7 @@ from otbound.accounting.accountant import compose
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Accountant, Conversion, Method
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian
-from otbound.numerics.methods import adp, rdp
+from otbound.numerics.one_step import adp, rdp
 from otbound.numerics.settings import Subsampling
 
 

@@ -7,7 +7,7 @@ import pytest
 import sympy as sp
 
 from otbound import AllOf, Case, Copy, CountIs, Coupling, InsertInRandomOrder, instance_case_bound
-from otbound.engine.catalog import load_derivation
+from otbound.engine.bundled import load_derivation
 from otbound.engine.conditionals import ConcreteConditionals
 from otbound.engine.derivation import check_case
 from otbound.engine.simplify import is_identically_zero

@@ -10,13 +10,13 @@ import pytest
 import sympy as sp
 
 from otbound.engine.bound import ConstraintMatrix, problem, statement
-from otbound.engine.catalog import load_derivation
+from otbound.engine.bundled import load_derivation
 from otbound.engine.symbols import r
 from otbound.numerics.mechanisms import equidistant_star, gaussian, laplace
 from otbound.numerics.pairs import MixturePair
 from otbound.numerics.problems import NumericProblem
 from otbound.numerics.renyi import log_psi
-from otbound.verify.runner import verify_derivation
+from otbound.verify.verification import verify_derivation
 
 RATE = 0.3
 

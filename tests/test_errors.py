@@ -11,17 +11,17 @@ import pytest
 from cli_runs import BROKEN_COUPLINGS, run_cli
 
 import otbound
-import otbound.numerics.methods
+import otbound.numerics.one_step
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Method
 from otbound.cli import _FLAGS, build_parser
-from otbound.engine.catalog import load_derivation
+from otbound.engine.bundled import load_derivation
 from otbound.engine.derivation import run
 from otbound.errors import InternalError, InvalidSpecification
 from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.methods import rdp
+from otbound.numerics.one_step import rdp
 from otbound.numerics.settings import Subsampling
-from otbound.verify.runner import verify_derivation
+from otbound.verify.verification import verify_derivation
 
 RDP = ["rdp", "--scheme", "poisson", "--rate", "0.1", "--mechanism", "gaussian", "--sigma", "1",
        "--alpha", "2"]
@@ -42,7 +42,7 @@ def test_an_internal_failure_exits_1_with_one_line_that_blames_otbound(capsys, m
     def broken(*args, **kwargs):
         raise raised
 
-    monkeypatch.setattr(otbound.numerics.methods, "check_orders", broken)
+    monkeypatch.setattr(otbound.numerics.one_step, "check_orders", broken)
     code, out, err = run_cli(capsys, *RDP)
     assert code == 1 and out == "" and "Traceback" not in err
     assert err == INTERNAL + shown + "\n"

@@ -6,7 +6,7 @@ import pytest
 
 import generated_docs
 import otbound
-from otbound.engine.catalog import ENVIRONMENT_VARIABLE, SOURCE_TREE, load_derivation
+from otbound.engine.bundled import ENVIRONMENT_VARIABLE, SOURCE_TREE, load_derivation
 from otbound.engine.report import ALL_SIZES
 
 REGENERATE = f"out of date, run `{generated_docs.COMMAND}` and review the diff"

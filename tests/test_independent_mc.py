@@ -13,7 +13,7 @@ import pytest
 from cli_runs import run_cli
 
 from otbound.engine import symbols
-from otbound.engine.catalog import load_derivation
+from otbound.engine.bundled import load_derivation
 from otbound.engine.derivation import run
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.mechanisms import gaussian, laplace, randomized_response
@@ -24,7 +24,7 @@ from otbound.verify.independent_mc import (CONSISTENT, DEFAULT_DRAWS, LOWERED, U
                                            VIOLATED, Interval, case_instance, check_independent_mc,
                                            documented_configurations, hit_function, value_weights,
                                            worst_case_of, worst_table)
-from otbound.verify.runner import verify_derivation
+from otbound.verify.verification import verify_derivation
 
 EPSILON = 0.5
 

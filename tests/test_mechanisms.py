@@ -7,7 +7,7 @@ import pytest
 from hand_written import poisson_problem, wor_group_terms, wor_substitution_problem
 from published import rr_thm_3_7, rr_thm_g1
 
-from otbound.engine.catalog import load_derivation
+from otbound.engine.bundled import load_derivation
 from otbound.engine.symbols import N, q, r
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace

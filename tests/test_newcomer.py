@@ -10,7 +10,7 @@ from console_docs import ROOT
 
 from otbound import (Coupling, Derivation, DerivationFileError, DrawIndependently,
                      InsertInRandomOrder, InvalidSpecification, ReplaceGroup, SwapInRandomOrder)
-from otbound.engine.catalog import load_derivation
+from otbound.engine.bundled import load_derivation
 
 TUTORIAL = ROOT / "docs" / "tutorial" / "poisson_substitution.py"
 GAUSSIAN = ("--mechanism", "gaussian", "--sigma", "1")

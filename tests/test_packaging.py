@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from otbound.engine import catalog
+from otbound.engine import bundled as catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 DERIVATION_FILES = sorted(p.name for p in (ROOT / "derivations").glob("*.py")

@@ -14,14 +14,14 @@ from hand_written import poisson_problem, wor_group_problem, wor_group_terms
 
 import otbound.numerics.derived as derived
 from otbound.accounting.conversion import balle_epsilon, optimal_epsilon
-from otbound.engine.catalog import bundled_derivations, load_derivation, load_file
+from otbound.engine.bundled import bundled_derivations, load_derivation, load_file
 from otbound.engine.derivation import run
 from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.methods import rdp
+from otbound.numerics.one_step import rdp
 from otbound.numerics.pairs import Family, MixturePair
 from otbound.numerics.settings import Subsampling
 from otbound.verify.high_precision import precise_hockey_stick, precise_log_psi
-from otbound.verify.runner import verify_derivation
+from otbound.verify.verification import verify_derivation
 
 
 def same_problem(numeric, other) -> bool:

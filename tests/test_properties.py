@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from otbound.choices import Method
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
-from otbound.numerics.methods import adp, rdp
+from otbound.numerics.one_step import adp, rdp
 from otbound.numerics.settings import Subsampling
 
 MECHANISMS = st.one_of(

@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from otbound.engine.catalog import bundled_derivations
+from otbound.engine.bundled import bundled_derivations
 from otbound.engine.derivation import InstanceGrid, run
 from otbound.engine.symbols import q, r
 

@@ -24,7 +24,7 @@ from otbound.accounting.conversion import (balle_delta, balle_epsilon, mironov_d
                                            mironov_epsilon, optimal_deltas, optimal_epsilons)
 from otbound.choices import Method
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
-from otbound.numerics.methods import adp, rdp
+from otbound.numerics.one_step import adp, rdp
 from otbound.numerics.settings import Subsampling
 
 DEFAULT_DRAWS, SLOW_DRAWS = 150, 1400

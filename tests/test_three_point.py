@@ -11,7 +11,7 @@ import pytest
 
 from otbound.numerics import three_point as tp
 from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.methods import rdp
+from otbound.numerics.one_step import rdp
 from otbound.numerics.pairs import Family, MixturePair
 from otbound.numerics.renyi import log_psi_curve
 from otbound.numerics.settings import Subsampling

@@ -87,7 +87,7 @@ def test_every_documented_command_exits_as_documented(user_install, documented: 
 
 
 def _bundled_names() -> list[str]:
-    from otbound.engine.catalog import bundled_derivations
+    from otbound.engine.bundled import bundled_derivations
 
     return [derivation.name for _, derivation in bundled_derivations()]
 

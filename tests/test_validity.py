@@ -4,7 +4,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from otbound import Copy, Coupling, InsertInRandomOrder, ReplaceRandomMember, Verdict, run
-from otbound.engine.catalog import load_derivation
+from otbound.engine.bundled import load_derivation
 from otbound.engine.conditionals import ConcreteConditionals, SymbolicConditionals
 from otbound.engine.symbols import q, r
 from otbound.engine.validity import check_marginals, prove_marginals

@@ -12,7 +12,7 @@ from hypothesis import target
 from published import rr_thm_g1
 
 from otbound.cli import main
-from otbound.engine.catalog import bundled_derivations, load_derivation
+from otbound.engine.bundled import bundled_derivations, load_derivation
 from otbound.engine.derivation import check_case
 from otbound.engine.symbols import q, r
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
@@ -20,7 +20,7 @@ from otbound.verify import divergence
 from otbound.verify.checks import (TRIVIAL_MEANING, UNINFORMATIVE_MEANING, Finding, Instance,
                                    SearchTally, check_mutations, check_soundness, check_tightness,
                                    random_function, search_soundness, worst_function)
-from otbound.verify.runner import VerifyReport, instances, verify_derivation
+from otbound.verify.verification import VerifyReport, instances, verify_derivation
 
 CLAIMS = [("001-thm-3.6", "randomized-response"),   # 001 Thm. 3.7 / F.1
           ("001-thm-4.1", "randomized-response"),   # 001 Thm. G.1 / G.2

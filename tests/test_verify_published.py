@@ -12,12 +12,12 @@ import sympy as sp
 from cli_runs import run_cli, write_derivation
 
 from otbound.engine.bound import problem, statement
-from otbound.engine.catalog import bundled_derivations, load_derivation
+from otbound.engine.bundled import bundled_derivations, load_derivation
 from otbound.engine.derivation import run
 from otbound.engine.symbols import r
 from otbound.numerics.mechanisms import gaussian
 from otbound.verify.checks import McShaneFunction, worst_case_constructions
-from otbound.verify.runner import PublishedComparison, instances, smallest_max_n, verify_derivation
+from otbound.verify.verification import PublishedComparison, instances, smallest_max_n, verify_derivation
 
 # 001 Thm. 4.1 with K = 1 as published: y1 = y3, d(y1, y2) <= 1, weights 1 - r and r.
 AS_PUBLISHED = {("y3", "y1"): 0, ("y1", "y2"): 1}
@@ -167,7 +167,7 @@ def test_verify_exits_1_for_an_unsound_published_statement(capsys, tmp_path):
         from dataclasses import replace
         import sympy as sp
         from otbound import problem, statement
-        from otbound.engine.catalog import load_derivation
+        from otbound.engine.bundled import load_derivation
         from otbound.engine.symbols import r
 
         base = load_derivation("001-thm-4.1").at({"K": 1})

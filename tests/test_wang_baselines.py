@@ -9,7 +9,7 @@ import pytest
 from dp_accounting.rdp import rdp_privacy_accountant
 
 from otbound.numerics.mechanisms import gaussian, laplace
-from otbound.numerics.methods import rdp
+from otbound.numerics.one_step import rdp
 from otbound.numerics.settings import Subsampling
 
 SETTING = Subsampling("wor", batch_size=10, dataset_size=1000, substitutions=1)

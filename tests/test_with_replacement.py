@@ -17,9 +17,9 @@ import pytest
 from cli_runs import run_cli
 
 from otbound.accounting.conversion import balle_epsilon, optimal_epsilon
-from otbound.engine.catalog import load_derivation
+from otbound.engine.bundled import load_derivation
 from otbound.engine.derivation import run
-from otbound.verify.runner import verify_derivation
+from otbound.verify.verification import verify_derivation
 
 Q, N = 3, 100
 ALPHAS = (2.0, 8.0)
@@ -254,7 +254,7 @@ def _balle_reference(q: int, n: int, sigma: float, epsilon: float) -> mp.mpf:
 def test_tight_and_agnostic_are_at_most_balle_et_al(sigma):
     from otbound.numerics.derived import DerivedSetting, derive_bound
     from otbound.numerics.mechanisms import gaussian
-    from otbound.numerics.methods import adp
+    from otbound.numerics.one_step import adp
 
     setting = DerivedSetting(derive_bound(load_derivation("wr-substitution").at({"q": 5})),
                              {"N": 100})

@@ -8,10 +8,10 @@ import pytest
 import sympy as sp
 from cli_runs import run_cli
 
-from otbound.engine.catalog import load_derivation
+from otbound.engine.bundled import load_derivation
 from otbound.engine.derivation import run
 from otbound.engine.symbols import N
-from otbound.verify.runner import verify_derivation
+from otbound.verify.verification import verify_derivation
 
 GROUP = "wr-group-substitution"
 

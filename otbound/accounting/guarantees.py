@@ -4,7 +4,7 @@ calibrate``.
 A *setting* is a built-in :class:`~otbound.numerics.settings.Subsampling`, a derivation's
 :class:`~otbound.numerics.derived.DerivedSetting` or a
 :class:`~otbound.accounting.truncated.TruncatedPoissonSetting`; every method applies to every
-setting through :func:`~otbound.accounting.methods.account_method`.
+setting through :func:`~otbound.accounting.by_method.account_method`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Callable
 
 from otbound.accounting import calibrate as search
 from otbound.accounting.accountant import Guarantee
-from otbound.accounting.methods import account_method
+from otbound.accounting.by_method import account_method
 from otbound.accounting.truncated import TruncatedPoissonSetting
 from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc
 from otbound.errors import InternalError, InvalidSpecification

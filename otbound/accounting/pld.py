@@ -25,7 +25,7 @@ from otbound.accounting.steps import Step, StepCase, check_composable
 from otbound.choices import DEFAULT_DISCRETISATION
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.limits import DISCRETISATION_RANGE, MAX_PLD_POINTS, show
-from otbound.numerics.methods import branches_delta
+from otbound.numerics.one_step import branches_delta
 from otbound.numerics.pairs import Family, FinitePair, MixturePair
 
 if TYPE_CHECKING:   # dp_accounting (with scipy.stats) is imported where a PLD is built

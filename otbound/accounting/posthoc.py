@@ -5,7 +5,7 @@ Group privacy holds for any mechanism: a ``(ε₁, δ₁)``-DP mechanism is ``(K
 baselines (Sec. 4, ``benchmarks/group_privacy_composition.py``) apply it in three places:
 
 * ``step-profile`` — to each step's K = 1 privacy profile (``method='posthoc'`` of
-  :mod:`otbound.numerics.methods`: RDP by Mironov 2017 Cor. 4, 001 App. B.1), then composed;
+  :mod:`otbound.numerics.one_step`: RDP by Mironov 2017 Cor. 4, 001 App. B.1), then composed;
 * ``composed`` — once, to the composed K = 1 guarantee: ``δ_K(ε) = Σ_{k<K} e^{kε/K} δ_1(ε/K)``;
 * ``step-pair`` — to one (ε', δ₁(ε')) pair per step, composed exactly as a generic (ε, δ)
   mechanism (Kairouz et al. 2015 Thm. 3.3); the best ε' of a fixed grid is taken.
@@ -29,7 +29,7 @@ from otbound.choices import Accountant, Conversion, Method, Posthoc
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.limits import show
 from otbound.numerics.mechanisms import Mechanism
-from otbound.numerics.methods import branches_delta
+from otbound.numerics.one_step import branches_delta
 from otbound.numerics.settings import Subsampling, unit_setting
 
 PAIR_EPSILONS = np.geomspace(1e-4, 0.2, 40)

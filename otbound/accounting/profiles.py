@@ -1,5 +1,5 @@
 """Accounting a step known only by its per-step bounds: an RDP curve ``ε(α)`` and a privacy
-profile ``δ(ε)`` (the ``agnostic`` and ``posthoc`` methods of :mod:`otbound.numerics.methods`).
+profile ``δ(ε)`` (the ``agnostic`` and ``posthoc`` methods of :mod:`otbound.numerics.one_step`).
 
 * RDP: the per-step curve at the accountant's orders, times the number of steps (Mironov 2017
   Prop. 1), then converted like any curve.
@@ -20,8 +20,8 @@ from otbound.accounting.accountant import Guarantee, best_guarantee, finish_guar
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Accountant, Conversion, Method
 from otbound.numerics.mechanisms import Mechanism
-from otbound.numerics.methods import adp
-from otbound.numerics.methods import rdp as rdp_bounds
+from otbound.numerics.one_step import adp
+from otbound.numerics.one_step import rdp as rdp_bounds
 from otbound.numerics.settings import Subsampling, unit_setting
 
 

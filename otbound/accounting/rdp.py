@@ -11,7 +11,7 @@ from otbound.accounting.conversion import (Converted, balle_delta, balle_epsilon
 from otbound.accounting.steps import Step, check_composable
 from otbound.choices import Conversion
 from otbound.errors import InvalidSpecification
-from otbound.numerics.methods import branches_log_psi
+from otbound.numerics.one_step import branches_log_psi
 from otbound.numerics.renyi import check_orders
 
 DEFAULT_ORDERS = np.concatenate([1 + np.arange(1, 100) / 10, np.arange(11, 64),

@@ -15,7 +15,7 @@ from otbound.choices import SchemeKind
 from otbound.errors import InvalidSpecification
 from otbound.numerics.limits import MAX_STEPS, show
 from otbound.numerics.mechanisms import Mechanism, describe
-from otbound.numerics.methods import Branch, solved, tight_branches
+from otbound.numerics.one_step import Branch, solved, tight_branches
 from otbound.numerics.settings import Subsampling
 
 StepCase = tuple[Branch, ...]
@@ -47,7 +47,7 @@ class Step:
 def subsampled_step(setting, mechanism: Mechanism, count: int) -> Step:
     """``count`` steps of a setting (built-in or a derivation's) with the dominating pairs of its
     bound: the mechanism's exact solver where it applies, else a sound relaxation or the
-    product coupling (:func:`otbound.numerics.methods.solved`), said in ``"pairs"``."""
+    product coupling (:func:`otbound.numerics.one_step.solved`), said in ``"pairs"``."""
     branches, how = solved(setting, mechanism)
     described = setting.describe() | describe(mechanism) | {"pairs": how}
     cases = tuple(tuple(case) for case in branches)

@@ -3,7 +3,7 @@
 An audit entry is a Python file that defines a module-level ``CLAIM`` (an
 :class:`otbound.audit.claims.Claim`). The catalogue is the folder named by the environment
 variable ``OTBOUND_AUDITS``, else the repository's top-level ``audits/`` folder (installed: the
-subpackage ``otbound.audits``), found as :mod:`otbound.engine.catalog` finds derivations.
+subpackage ``otbound.audits``), found as :mod:`otbound.engine.bundled` finds derivations.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from otbound.audit.claims import Claim
-from otbound.engine.catalog import load_definition
+from otbound.engine.bundled import load_definition
 from otbound.errors import AuditFileError
 
 AUDITS_VARIABLE = "OTBOUND_AUDITS"

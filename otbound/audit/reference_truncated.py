@@ -44,7 +44,7 @@ def truncated_poisson(setting: TruncatedPoissonSetting, sigma: float,
     1): 002's bound as ``upper``, the best construction as ``lower`` (add/remove only)."""
     from otbound.accounting.truncated import truncated_step
     from otbound.numerics.mechanisms import gaussian
-    from otbound.numerics.methods import branches_delta
+    from otbound.numerics.one_step import branches_delta
 
     upper = max(float(branches_delta(case, np.array([float(epsilon)])).upper[0])
                 for case in truncated_step(setting, gaussian(sigma), 1).cases)

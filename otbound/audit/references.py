@@ -26,7 +26,7 @@ def subsampled(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
                at: float) -> Reference:
     """otbound's value of ``ε(α)`` (``quantity`` RDP, ``at = α``) or ``δ(ε)`` (ADP) for the
     setting, with the worst case that attains it where the solver is tight."""
-    from otbound.numerics.methods import adp, rdp
+    from otbound.numerics.one_step import adp, rdp
 
     candidates = []
     try:

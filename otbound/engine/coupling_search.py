@@ -26,23 +26,21 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
 import numpy as np
 
-from otbound.engine.auto_coupling import SearchedCoupling
 from otbound.engine.batches import Batch
-from otbound.engine.bound import CaseBound
 from otbound.engine.case_bounds import instance_case_bound
 from otbound.engine.compatibility import find_compatibility_violation, profiles_by_content
 from otbound.engine.conditionals import Case, ConcreteConditionals
 from otbound.engine.farkas import FarkasCertificate, certificate_defect, rationalised
 from otbound.engine.relations import BatchRelation
 from otbound.engine.report import CaseReport
+from otbound.engine.search_outcomes import (FOUND, INFEASIBLE, UNDECIDED, CouplingSearch,
+                                             InstanceSearch)
 from otbound.engine.validity import batch_key, joint_mismatch
 
-if TYPE_CHECKING:
-    from otbound.engine.derivation import Derivation
 
 MAX_TUPLES = 200_000
 """The largest number of allowed tuples (LP columns) searched on one instance."""
@@ -50,7 +48,6 @@ MAX_TUPLES = 200_000
 FEASIBLE_SLACK = 1e-9
 """Phase-1 optima up to this total slack are taken as feasible (then made exact, or undecided)."""
 
-FOUND, INFEASIBLE, UNDECIDED = "found", "infeasible", "undecided"
 
 
 class TooManyTuples(Exception):
@@ -156,83 +153,6 @@ def _backtrack(k: int, sizes: list[int], allowed: dict, limit: int) -> np.ndarra
     if found:
         tuples[:, positions] = np.asarray(found, dtype=np.int64)
     return tuples
-
-
-@dataclass(frozen=True)
-class InstanceSearch:
-    """The search on one instance: a coupling found, infeasibility proved, or undecided."""
-
-    instance: dict
-    status: str
-    allowed: int = 0
-    support: int = 0
-    note: str = ""
-    certificate: FarkasCertificate | None = None
-    bound: CaseBound | None = None
-    joint: dict | None = field(default=None, compare=False, repr=False)
-
-    def where(self) -> str:
-        return ", ".join(f"{k} = {v}" for k, v in self.instance.items())
-
-    def describe(self) -> str:
-        if self.status == FOUND:
-            return (f"{self.where()}: found — {self.support} of {self.allowed} allowed tuples "
-                    f"carry mass; bound {_bound_text(self.bound)}")
-        if self.status == INFEASIBLE:
-            return (f"{self.where()}: infeasible — no d_Y-compatible coupling for these events "
-                    f"({self.allowed} allowed tuples); {self.certificate.describe()}, checked "
-                    "exactly")
-        return f"{self.where()}: undecided — {self.note}"
-
-    def to_json(self) -> dict:
-        result = {"instance": self.instance, "status": self.status,
-                  "allowed_tuples": self.allowed}
-        if self.status == FOUND:
-            result.update(support=self.support, bound=self.bound.to_json())
-        elif self.status == INFEASIBLE:
-            result["certificate"] = self.certificate.to_json()
-        else:
-            result["note"] = self.note
-        return result
-
-
-def _bound_text(bound: CaseBound) -> str:
-    """Weights and constraint-matrix probabilities of an instance bound, compactly."""
-    terms = bound.canonical().terms
-    problem = terms[0][1]
-    weights = ", ".join(f"P({c.label}) = {c.weight}" for c in problem.left + problem.right)
-    matrices = ", ".join(str(p) for p, _ in terms)
-    plural = "matrix" if len(terms) == 1 else "matrices"
-    return f"with {weights}; {len(terms)} constraint {plural} (probabilities {matrices})"
-
-
-@dataclass(frozen=True)
-class CouplingSearch:
-    """The search on every instance of a case's grid."""
-
-    reference: str
-    outcomes: tuple[InstanceSearch, ...]
-
-    def count(self, status: str) -> int:
-        return sum(o.status == status for o in self.outcomes)
-
-    @property
-    def found_everywhere(self) -> bool:
-        return bool(self.outcomes) and self.count(FOUND) == len(self.outcomes)
-
-    def describe(self) -> list[str]:
-        summary = (f"coupling searched by linear programming (HiGHS; 001 Def. D.4, reference "
-                   f"y_{self.reference}) on {len(self.outcomes)} instances: "
-                   f"{self.count(FOUND)} found, {self.count(INFEASIBLE)} infeasible, "
-                   f"{self.count(UNDECIDED)} undecided; results hold on the instances searched "
-                   "only")
-        return [summary] + ["  " + o.describe() for o in self.outcomes]
-
-    def to_json(self) -> dict:
-        return {"reference": self.reference, "found": self.count(FOUND),
-                "infeasible": self.count(INFEASIBLE), "undecided": self.count(UNDECIDED),
-                "scope": "the instances searched",
-                "instances": [o.to_json() for o in self.outcomes]}
 
 
 def search_instance(conditionals: ConcreteConditionals, relation: BatchRelation,
@@ -443,26 +363,3 @@ def _not_found(search: CouplingSearch) -> str:
                 f"(first: {first.describe()})")
     return (f"the coupling search is undecided on {search.count(UNDECIDED)} of "
             f"{len(search.outcomes)} instances (first: {first.describe()})")
-
-
-def with_searched_couplings(derivation: "Derivation") -> "Derivation":
-    """The derivation with every case's coupling replaced by the search (same events; the
-    reference coordinate of a hand-written coupling is kept)."""
-    variants = tuple(_searched_variant(v) for v in derivation.variants)
-    variant_for = derivation.variant_for
-    if variant_for is not None:
-        def variant_for(**values):
-            return _searched_variant(derivation.variant_for(**values))
-    return replace(derivation, variants=variants, variant_for=variant_for)
-
-
-def _searched_variant(variant):
-    return replace(variant, cases=tuple(searched_case(case) for case in variant.cases))
-
-
-def searched_case(case: Case) -> Case:
-    """``case`` with its coupling replaced by :data:`otbound.AUTO` (reference kept)."""
-    if isinstance(case.coupling, SearchedCoupling):
-        return case
-    reference = case.coupling.reference
-    return Case(case.pair, case.events_x, case.events_x_prime, SearchedCoupling(reference))

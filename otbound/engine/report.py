@@ -12,8 +12,8 @@ from otbound.engine.notation import latex_text
 from otbound.engine.validity import Verdict
 
 if TYPE_CHECKING:
-    from otbound.engine.coupling_search import CouplingSearch
-    from otbound.engine.derivation import Derivation, Variant
+    from otbound.engine.search_outcomes import CouplingSearch
+    from otbound.engine.derivation_spec import Derivation, Variant
     from otbound.engine.type_level import TypeLevelResult
 
 SYMBOLIC, INSTANCES, INVALID = "symbolic", "instances", "invalid"

@@ -143,7 +143,7 @@ def bundled(name: str, **structural: int) -> DerivedBound:
 
 @functools.lru_cache(maxsize=64)
 def _bundled_derivation(name: str) -> "Derivation":
-    from otbound.engine.catalog import load_derivation
+    from otbound.engine.bundled import load_derivation
 
     return load_derivation(name)
 

@@ -37,7 +37,7 @@ from otbound.accounting.steps import subsampled_step
 from otbound.choices import Method
 from otbound.errors import InvalidSpecification
 from otbound.numerics.mechanisms import Mechanism, RandomizedResponse, gaussian, laplace
-from otbound.numerics.methods import adp, rdp
+from otbound.numerics.one_step import adp, rdp
 from otbound.numerics.settings import Subsampling
 from otbound.plots.charts import Chart, Panel, Series, write
 

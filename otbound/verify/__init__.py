@@ -7,5 +7,5 @@
   independently of :mod:`otbound.numerics.renyi` and :mod:`otbound.numerics.hockey_stick`.
 * :mod:`~otbound.verify.montecarlo` — sampling the real subsampled mechanism.
 * :mod:`~otbound.verify.checks` — tightness, soundness search, Monte Carlo and mutation checks.
-* :mod:`~otbound.verify.runner` — everything for one derivation, as a report.
+* :mod:`~otbound.verify.verification` — everything for one derivation, as a report.
 """

@@ -37,7 +37,7 @@ from otbound.numerics import three_point
 from otbound.numerics.derived import relaxed_to_pattern
 from otbound.numerics.hockey_stick import hockey_stick_curve
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
-from otbound.numerics.methods import terms_delta, terms_log_psi
+from otbound.numerics.one_step import terms_delta, terms_log_psi
 from otbound.numerics.pairs import MixturePair, log_sum_exp
 from otbound.numerics.problems import NumericProblem, Term
 from otbound.numerics.renyi import log_psi_curve

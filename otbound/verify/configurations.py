@@ -23,7 +23,7 @@ import numpy as np
 from scipy import optimize, special
 
 from otbound.numerics.mechanisms import gaussian, laplace
-from otbound.numerics.methods import rdp
+from otbound.numerics.one_step import rdp
 from otbound.numerics.settings import Subsampling
 
 

@@ -1,6 +1,6 @@
 """Accounting a subsampled mechanism by method: ``tight`` (the engine's dominating pairs, 001,
 003 Thm. 3.8), ``agnostic`` (the per-step mechanism-agnostic bounds of
-:mod:`otbound.numerics.methods`, e.g. Wang, Balle & Kasiviswanathan 2019 for sampling without
+:mod:`otbound.numerics.one_step`, e.g. Wang, Balle & Kasiviswanathan 2019 for sampling without
 replacement) or ``posthoc`` (group privacy after the K = 1 bound, :mod:`.posthoc`).
 
 Without replacement, the Gaussian and Laplace mechanisms have no exact solver; ``tight`` then
@@ -20,7 +20,7 @@ from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Met
                              SchemeKind)
 from otbound.errors import UnsupportedOperation, as_choice
 from otbound.numerics.mechanisms import Mechanism
-from otbound.numerics.methods import exact
+from otbound.numerics.one_step import exact
 from otbound.numerics.settings import Subsampling
 
 def account_method(setting, mechanism: Mechanism, count: int,

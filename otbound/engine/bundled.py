@@ -24,7 +24,7 @@ ENVIRONMENT_VARIABLE = "OTBOUND_DERIVATIONS"
 PACKAGE = "otbound.derivations"
 """Where the bundled derivations are installed (the repository's ``derivations/`` folder)."""
 SOURCE_TREE = Path(__file__).resolve().parents[2] / "derivations"
-"""The ``derivations/`` folder of a source checkout (``otbound/engine/catalog.py`` → root)."""
+"""The ``derivations/`` folder of a source checkout (``otbound/engine/bundled.py`` → root)."""
 
 
 def catalogue_directory() -> Path:
