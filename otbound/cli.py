@@ -605,17 +605,14 @@ def _account(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_SOLVED_MECHANISM = {"sigma": "gaussian", "scale": "laplace"}
-
-
 def _calibrate(args: argparse.Namespace) -> int:
     """``calibrate``: the safe value of --solve-for that meets the target (one API call,
     :func:`otbound.accounting.guarantees.calibrate`, which accounts it again before reporting)."""
-    from otbound.accounting.guarantees import calibrate
+    from otbound.accounting.guarantees import NOISE, calibrate
     from otbound.numerics.limits import show
 
     solved = _check_calibration(args)
-    start = args.sensitivity or 1.0 if solved in _SOLVED_MECHANISM else _PLACEHOLDER[solved]
+    start = (args.sensitivity or 1.0) if solved in NOISE else _PLACEHOLDER[solved]
     placeholder = argparse.Namespace(**(vars(args) | {solved: start}))
     setting, mechanism, options = _account_inputs(placeholder)
     with Progress("calibrate", quiet=args.quiet) as progress:
@@ -635,7 +632,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
         return EXIT_OK
-    which = "smallest" if solved in _SOLVED_MECHANISM else "largest"
+    which = "smallest" if solved in NOISE else "largest"
     goal = (f"ε <= {show(args.target_epsilon)} at δ = {show(args.delta)}"
             if args.target_epsilon is not None
             else f"δ <= {show(args.target_delta)} at ε = {show(args.epsilon)}")
@@ -669,14 +666,17 @@ def _solved_text(solved: str, value: float, safe: bool = True) -> str:
     rate) when ``safe``, and away from it for the value that failed."""
     if solved == "steps":
         return str(int(value))
+    from otbound.accounting.guarantees import NOISE
     from otbound.numerics.rounding import lower_text, upper_text
 
-    up = (solved in _SOLVED_MECHANISM) == safe
+    up = (solved in NOISE) == safe
     return upper_text(value) if up else lower_text(value)
 
 
 def _check_calibration(args: argparse.Namespace) -> str:
     """The quantity solved for, once the flags make a calibration."""
+    from otbound.accounting.guarantees import NOISE
+
     solved = args.solve_for
     if not ((args.target_epsilon is not None and args.delta is not None
              and args.target_delta is None and args.epsilon is None)
@@ -686,8 +686,8 @@ def _check_calibration(args: argparse.Namespace) -> str:
                           "--target-delta D with --epsilon E")
     if getattr(args, solved) is not None:
         raise _UsageError(f"--{solved} is solved for (--solve-for {solved}): leave it out")
-    if solved in _SOLVED_MECHANISM and args.mechanism != _SOLVED_MECHANISM[solved]:
-        raise _UsageError(f"--solve-for {solved} needs --mechanism {_SOLVED_MECHANISM[solved]}, "
+    if solved in NOISE and args.mechanism != NOISE[solved]:
+        raise _UsageError(f"--solve-for {solved} needs --mechanism {NOISE[solved]}, "
                           f"got --mechanism {args.mechanism}")
     if solved == "rate" and args.scheme not in ("poisson", "truncated-poisson"):
         raise _UsageError("--solve-for rate needs --scheme poisson or truncated-poisson")

@@ -9,7 +9,7 @@ import pytest
 from cli_runs import run_cli
 
 from otbound.accounting.accountant import compose
-from otbound.accounting.by_method import account_method
+from otbound.accounting.guarantees import account
 from otbound.accounting.steps import subsampled_step
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.settings import Subsampling
@@ -48,8 +48,8 @@ def test_posthoc_best_reports_all_three_and_the_smallest(capsys):
         assert variant in out
     tight = compose([subsampled_step(Subsampling("poisson", rate=1e-3, group=16), gaussian(5.0),
                                      10)], "pld", delta=1e-6)
-    posthoc = account_method(Subsampling("poisson", rate=1e-3, group=16), gaussian(5.0), 10,
-                             "posthoc", "pld", delta=1e-6)
+    posthoc = account(Subsampling("poisson", rate=1e-3, group=16), gaussian(5.0), 10,
+                      method="posthoc", accountant="pld", delta=1e-6)
     assert tight.epsilon < posthoc.epsilon   # the tight bound is what 003 improves on
 
 

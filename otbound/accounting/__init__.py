@@ -5,8 +5,10 @@
 * :mod:`~otbound.accounting.rdp` — composing per-step RDP curves.
 * :mod:`~otbound.accounting.pld` — dominating pairs as privacy loss distributions (dp_accounting).
 * :mod:`~otbound.accounting.truncated` — truncated Poisson sampling (seed 002).
-* :mod:`~otbound.accounting.by_method` — accounting by method (tight, agnostic, post-hoc), with
+* :mod:`~otbound.accounting.guarantees` — ``account`` and ``calibrate``: any setting by method
+  (tight, agnostic, post-hoc) in one call, with
   :mod:`~otbound.accounting.profiles` (per-step curves and profiles composed) and
   :mod:`~otbound.accounting.posthoc` (group privacy after the K = 1 bound, 003 App. C.1.4).
-* :mod:`~otbound.accounting.calibrate` — the noise, steps or rate that meet a target (ε, δ).
+* :mod:`~otbound.accounting.calibrate` — the search for the noise, steps or rate that meet a
+  target (ε, δ).
 """

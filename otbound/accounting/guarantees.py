@@ -4,7 +4,7 @@ calibrate``.
 A *setting* is a built-in :class:`~otbound.numerics.settings.Subsampling`, a derivation's
 :class:`~otbound.numerics.derived.DerivedSetting` or a
 :class:`~otbound.accounting.truncated.TruncatedPoissonSetting`; every method applies to every
-setting through :func:`~otbound.accounting.by_method.account_method`.
+setting.
 """
 
 from __future__ import annotations
@@ -13,13 +13,18 @@ from dataclasses import replace
 from typing import Callable
 
 from otbound.accounting import calibrate as search
-from otbound.accounting.accountant import Guarantee
-from otbound.accounting.by_method import account_method
-from otbound.accounting.truncated import TruncatedPoissonSetting
-from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc
-from otbound.errors import InternalError, InvalidSpecification
+from otbound.accounting import pld
+from otbound.accounting.accountant import Guarantee, best_guarantee, check_target, compose
+from otbound.accounting.posthoc import posthoc_guarantee
+from otbound.accounting.profiles import profile_guarantee
+from otbound.accounting.steps import prop_e5_step, subsampled_step
+from otbound.accounting.truncated import TruncatedPoissonSetting, truncated_step
+from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc,
+                             SchemeKind)
+from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation, as_choice
 from otbound.numerics.limits import show
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism
+from otbound.numerics.one_step import exact
 from otbound.numerics.settings import Subsampling
 
 NOISE = {"sigma": "gaussian", "scale": "laplace"}
@@ -32,12 +37,45 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
             conversion: Conversion | str = Conversion.OPTIMAL,
             discretisation: float = DEFAULT_DISCRETISATION) -> Guarantee:
     """ε at ``delta`` (or δ at ``epsilon``) after ``steps`` steps of ``setting`` with
-    ``mechanism``, bounded by ``method`` (``tight``, ``agnostic`` or ``posthoc``) and composed by
-    ``accountant`` (``best`` of ``rdp`` and ``pld``); ``details["method"]`` names the bound
-    that was smallest."""
-    return account_method(setting, mechanism, steps, method, accountant, posthoc=posthoc,
-                          delta=delta, epsilon=epsilon, conversion=conversion,
-                          discretisation=discretisation)
+    ``mechanism``, bounded by ``method`` — ``tight`` (the engine's dominating pairs, 001, 003
+    Thm. 3.8), ``agnostic`` (the per-step bounds of :mod:`otbound.numerics.one_step`) or
+    ``posthoc`` (group privacy after the K = 1 bound, :mod:`.posthoc`); truncated Poisson takes
+    ``tight`` only — and composed by ``accountant`` (``best`` of ``rdp`` and ``pld``).
+    ``details["method"]`` names the bound used: where ``tight`` has no exact solver, the
+    smallest of the sound alternatives is reported (the relaxed pairs, 001 Prop. E.5's pairs
+    without replacement, the agnostic bound)."""
+    method = as_choice(Method, method, "method")
+    accountant = as_choice(Accountant, accountant, "accountant")
+    posthoc = as_choice(Posthoc, posthoc, "posthoc")
+    conversion = as_choice(Conversion, conversion, "conversion")
+    check_target(delta, epsilon)
+    pld.check_discretisation(discretisation)
+    options = {"delta": delta, "epsilon": epsilon, "conversion": conversion,
+               "discretisation": discretisation}
+    if isinstance(setting, TruncatedPoissonSetting):
+        if method is not Method.TIGHT:
+            raise UnsupportedOperation(f"method='{method.value}' does not apply to truncated "
+                                       "Poisson sampling; use method='tight'")
+        return _named(compose([truncated_step(setting, mechanism, steps)], accountant,
+                              **options), "tight")
+    step = subsampled_step(setting, mechanism, steps)   # checks the inputs, even if unused
+    if method is Method.AGNOSTIC:
+        return _named(profile_guarantee(setting, mechanism, Method.AGNOSTIC, steps, accountant,
+                                        **options), "agnostic")
+    if method is Method.POSTHOC:
+        return _named(posthoc_guarantee(setting, mechanism, steps, posthoc, accountant,
+                                        **options), "posthoc")
+    if exact(step.setting["pairs"]):
+        return _named(compose([step], accountant, **options), "tight")
+    alternatives = {RELAXED: lambda: _named(compose([step], accountant, **options), RELAXED),
+                    "agnostic": lambda: _named(profile_guarantee(
+                        setting, mechanism, Method.AGNOSTIC, steps, accountant, **options),
+                        "agnostic")}
+    if isinstance(setting, Subsampling) and setting.scheme is SchemeKind.WOR:
+        pairs = prop_e5_step(setting, mechanism, steps)
+        alternatives[E5_PAIRS] = lambda: _named(compose([pairs], accountant, **options),
+                                                E5_PAIRS)
+    return best_guarantee(alternatives, delta, what="method")
 
 
 def calibrate(setting, mechanism: Mechanism, steps: int | None = None, *, solve_for: str,
@@ -111,3 +149,14 @@ def _need_steps(steps: int | None) -> None:
     if steps is None:
         raise InvalidSpecification("steps is needed unless solve_for='steps'",
                                    parameter="steps")
+
+
+RELAXED = "tight (relaxed pairs)"
+"""``tight``'s fallback where no exact solver applies: the relaxed or product-coupling pairs."""
+E5_PAIRS = "tight (001 Prop. E.5 pairs)"
+"""The name of ``tight``'s fallback without replacement, in ``details["method"]``."""
+
+
+def _named(guarantee: Guarantee, method: str) -> Guarantee:
+    return Guarantee(guarantee.epsilon, guarantee.delta, guarantee.steps, guarantee.accountant,
+                     {"method": method} | guarantee.details)

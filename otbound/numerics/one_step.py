@@ -4,7 +4,7 @@
   003 Thm. 3.8): the exact divergence of the dominating pairs.
 * ``agnostic`` — the bound expressed through the base mechanism's group privacy profile only, by
   joint convexity: the product-coupling bound ``Σ_{i,j} w_i v_j D_{i+j}`` always, and where they
-  apply the better of it and 001 Prop. E.4 (Zhu & Wang) and E.2 (Wang et al.) for RDP,
+  apply the better of it and 001 Prop. E.4 (Zhu & Wang), Wang et al. 2019 Thm. 9 and 27 for RDP,
   003 Sec. 3.3 (Balle et al. 2018) for ADP with pure insertion or removal, Balle et al. 2018 for
   sampling without replacement, 001 Prop. E.5 for K-fold substitution.
 * ``posthoc`` — the K = 1 tight bound followed by the generic group privacy property: Mironov
@@ -20,7 +20,7 @@ Where a method has several valid forms, and where a bound at one order or ε als
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
@@ -39,6 +39,9 @@ from otbound.numerics.rounding import EPS, SMALLEST, Bounds, NumericBound, maxim
 from otbound.numerics.settings import Subsampling, unit_setting
 from otbound.numerics.three_point import ThreePointMaximum
 
+if TYPE_CHECKING:
+    from otbound.numerics.derived import DerivedSetting
+
 
 def _rounded_up(values: np.ndarray, inputs: np.ndarray) -> np.ndarray:
     """One more ulp upwards, and the smallest positive double where a positive input
@@ -48,7 +51,7 @@ def _rounded_up(values: np.ndarray, inputs: np.ndarray) -> np.ndarray:
 
 # --- RDP ------------------------------------------------------------------------------------
 
-def rdp(setting: Subsampling, mechanism: Mechanism, method: Method | str,
+def rdp(setting: Subsampling | DerivedSetting, mechanism: Mechanism, method: Method | str,
         alphas, certified: bool = False) -> list[NumericBound]:
     """``ε(α)`` for every order; each value is an upper bound with its error estimate.
     ``certified``: every dominating pair's divergence is a rigorous enclosure's upper end
@@ -102,7 +105,7 @@ def exact(how: str) -> bool:
 
 AGNOSTIC = ("mechanism-agnostic: per case, the smallest of joint convexity over the couplings of "
             "the bound's mixtures and the published bounds that apply to its scheme and "
-            "neighbouring pair (001 Prop. E.2, E.4, E.5; Balle et al. 2018)")
+            "neighbouring pair (001 Prop. E.4, E.5; Wang et al. 2019; Balle et al. 2018)")
 
 
 def explain(setting, mechanism: Mechanism, method: Method | str, renyi: bool) -> str:
@@ -383,6 +386,7 @@ def _wang_et_al(w: float, profile, order: int, log_moment_ball) -> Bounds:
     log_choose = np.array([math.lgamma(order + 1) - math.lgamma(l + 1) - math.lgamma(order - l + 1)
                            for l in levels])
     base = math.log(2) + log_choose + levels * math.log(w)
+    improved = _thm_27_terms(levels[1:], log_moment_ball)
     values = []
     for log_psi, rounding in ((single.upper, True), (single.estimate, False)):
         log_psi = log_psi.copy()
@@ -390,7 +394,7 @@ def _wang_et_al(w: float, profile, order: int, log_moment_ball) -> Bounds:
         with np.errstate(divide="ignore"):
             second = min(0.0, float(np.log(-2 * np.expm1(-max(log_psi[0], 0.0)))))
         log_psi[0] += second
-        log_psi[1:] = np.minimum(log_psi[1:], _thm_27_terms(levels[1:], log_moment_ball))
+        log_psi[1:] = np.minimum(log_psi[1:], improved)
         finite = abs(second) if second > -np.inf else 0.0
         magnitude = 8 * EPS * (levels.size + order + finite
                                + np.max(np.abs(base) + np.abs(np.where(np.isfinite(log_psi),
@@ -404,12 +408,11 @@ def _wang_et_al(w: float, profile, order: int, log_moment_ball) -> Bounds:
 def _thm_27_terms(levels: np.ndarray, log_moment_ball) -> np.ndarray:
     """Upper bounds on ``log(2 √(B(l⁻) B(l⁺)))`` (Wang et al. 2019, Thm. 27; ``inf`` where the
     theorem does not apply or cannot help)."""
-    if log_moment_ball(1) is None:
+    if not levels.size or log_moment_ball(1) is None:
         return np.full(levels.size, np.inf)
-    found = {}
-    for even in range(2, int(levels[-1]) + 2, 2) if levels.size else ():
-        found[even] = (log_forward_difference(log_moment_ball, even)
-                       if can_win(log_moment_ball, even) else np.inf)
+    found = {even: (log_forward_difference(log_moment_ball, even)
+                    if can_win(log_moment_ball, even) else np.inf)
+             for even in range(2, int(levels[-1]) + 2, 2)}
     lower = [found[2 * (int(l) // 2)] for l in levels]
     upper = [found[2 * ((int(l) + 1) // 2)] for l in levels]
     return math.log(2) + (np.array(lower) + np.array(upper)) / 2
@@ -472,7 +475,7 @@ def _minimiser(objective: Callable[[np.ndarray], np.ndarray], low: float, high: 
 
 # --- ADP ------------------------------------------------------------------------------------
 
-def adp(setting: Subsampling, mechanism: Mechanism, method: Method | str,
+def adp(setting: Subsampling | DerivedSetting, mechanism: Mechanism, method: Method | str,
         epsilons, certified: bool = False) -> list[NumericBound]:
     """``δ(ε)`` for every ε; each value is an upper bound with its error estimate
     (``certified``: see :func:`rdp`)."""
@@ -552,9 +555,10 @@ def _delta_baselines(setting, shape: tuple[int, int], profile,
 
 def _balle_group(log_weights: np.ndarray, distances: np.ndarray, profile,
                  epsilons: np.ndarray) -> Bounds:
-    """003 Sec. 3.3 for pure insertion or removal of ``K`` elements: amplification by the
-    probability ``η = 1 − (1 − r)^K`` that any of them is sampled, with the base profile
-    ``Σ_k Binom(k | K, r) δ_k / η`` (``k`` the distance of each branch, read off the bound)."""
+    """Balle et al. 2018's amplification by the probability ``η`` of the components at a
+    positive distance, with the base profile ``Σ_k w_k δ_{d_k} / η`` over them: 003 Sec. 3.3
+    for pure insertion or removal of ``K`` elements (``η = 1 − (1 − r)^K``), and a case with a
+    shared component (:func:`_shared_component`)."""
     keep = np.flatnonzero((log_weights > -np.inf) & (distances > 0))
     if not keep.size:
         return Bounds(np.zeros(epsilons.size), np.zeros(epsilons.size))
