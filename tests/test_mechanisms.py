@@ -12,7 +12,9 @@ from otbound.engine.symbols import N, q, r
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
 from otbound.numerics.pairs import MixturePair
-from otbound.numerics.problems import NumericProblem
+from otbound.engine.bound import ConstraintMatrix
+from otbound.numerics.derived import relaxed_to_pattern
+from otbound.numerics.problems import NumericProblem, stretched_pattern
 from otbound.numerics.renyi import log_psi
 
 
@@ -64,6 +66,35 @@ def test_solvers_refuse_patterns_they_cannot_solve():
         gaussian(1.0).tight_pairs(wor_substitution_problem(2, 10))
     with pytest.raises(UnsupportedOperation, match="constraint pattern"):
         laplace(1.0).tight_pairs(wor_substitution_problem(2, 10))
+
+
+@pytest.mark.parametrize("stretch", [0.5, 2.0, 5.0, 12.0])
+def test_any_stretch_of_the_chain_pattern_is_the_pattern_in_other_units(stretch):
+    """No list of allowed stretches: the pattern with every distance times ``c`` is the unit
+    pattern for a sensitivity ``c`` times larger, for any ``c > 0``."""
+    unit = poisson_problem(0.2, 2, 3)
+    bounds = stretched_pattern(2, 3, stretch, stretch)
+    stretched = NumericProblem(unit.left, unit.right,
+                               ConstraintMatrix(unit.closed().labels, bounds))
+    (pair,) = gaussian(2.0).tight_pairs(stretched)
+    (reference,) = gaussian(2.0, sensitivity=stretch).tight_pairs(unit)
+    for alpha in (2.0, 7.5):
+        assert log_psi(pair, alpha).value == pytest.approx(log_psi(reference, alpha).value,
+                                                          rel=1e-12)
+
+
+def test_relaxation_scales_the_pattern_by_the_smallest_factor_that_covers_the_constraints():
+    """A left chain stretched by 2.5 and a unit right chain: covered by the unit pattern times
+    2.5 and by no smaller multiple, whatever the old list of stretches (1, 2, 3) held."""
+    unit = poisson_problem(0.2, 1, 1)
+    labels = unit.closed().labels
+    problem = NumericProblem(unit.left, unit.right,
+                             ConstraintMatrix(labels, stretched_pattern(1, 1, 2.5, 1)))
+    relaxed = np.array(relaxed_to_pattern(problem).closed().bounds)
+    assert np.all(np.array(problem.closed().bounds) <= relaxed)
+    assert relaxed.tolist() == (2.5 * np.array(unit.closed().bounds)).tolist()
+    (exact,) = gaussian(1.0).tight_pairs(problem)     # 002 Thm. 3.3's unequal chains
+    assert list(exact.p_means) == [0, 2.5] and list(exact.q_means) == [0, -1]
 
 
 @pytest.mark.parametrize("theta, alpha", [(0.6, 2.0), (0.75, 3.5), (0.9, 20.0)])

@@ -496,8 +496,9 @@ def _relaxed_pairs(problem: NumericProblem, mechanism) -> list | None:
 
 
 def relaxed_to_pattern(problem: NumericProblem) -> NumericProblem | None:
-    """The problem with its constraints loosened to 003 Thm. 3.7's pattern (possibly scaled by
-    2 or 3), or ``None`` when some closed constraint is looser than that pattern's.
+    """The problem with its constraints loosened to 003 Thm. 3.7's pattern scaled by the
+    smallest factor ``c`` that bounds every closed constraint (``c`` = the largest ratio of a
+    closed bound to the pattern's), or ``None`` when some constraint is unbounded.
 
     Every configuration feasible for the problem's closed constraints is feasible for a pattern
     that bounds each distance at least as loosely, so the maximum can only grow: an exact solver
@@ -506,13 +507,17 @@ def relaxed_to_pattern(problem: NumericProblem) -> NumericProblem | None:
     which the triangle inequality through ``L_1 = R_1`` implies anyway."""
     inserted, removed = problem.right.size - 1, problem.left.size - 1
     closed = np.array(problem.closed().bounds, dtype=float)
-    for stretch in (1, 2, 3):
-        scaled = stretched_pattern(inserted, removed, stretch, stretch)
-        if np.all(closed <= np.array(scaled, dtype=float)):
-            bounds = tuple(tuple(float(b) for b in row) for row in scaled)
-            labels = insert_remove_pattern(inserted, removed).labels
-            return NumericProblem(problem.left, problem.right, ConstraintMatrix(labels, bounds))
-    return None
+    unit = insert_remove_pattern(inserted, removed)
+    pattern = np.array(unit.bounds, dtype=float)
+    if not np.isfinite(closed).all() or closed.size == 1:
+        return None
+    off_diagonal = pattern > 0
+    stretch = float(np.max(closed[off_diagonal] / pattern[off_diagonal]))
+    if stretch <= 0:
+        return None
+    scaled = stretched_pattern(inserted, removed, stretch, stretch)
+    bounds = tuple(tuple(float(b) for b in row) for row in scaled)
+    return NumericProblem(problem.left, problem.right, ConstraintMatrix(unit.labels, bounds))
 
 
 def agnostic_cases(cases: list[list[Term]], mechanism) -> list[list]:

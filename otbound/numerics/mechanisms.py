@@ -93,21 +93,24 @@ class Mechanism(ABC):
         return Bounds.of(hockey_stick_curve(self.distance_pair(distance), epsilons))
 
 
-def _pattern_sizes(problem: NumericProblem) -> tuple[int, int, int, int]:
+def _pattern_sizes(problem: NumericProblem) -> tuple[int, int, float, float]:
     """``(K₊, K₋, a, b)`` when the problem has the constraint pattern of 003 Thm. 3.7 with the
     distances within and to the left chain multiplied by ``a`` and those of the right chain by
     ``b``: ``d(L_t, L_u) ≤ a|t − u|``, ``d(R_t, R_u) ≤ b|t − u|``, ``d(L_t, R_u) ≤ a(t − 1) +
-    b(u − 1)``. ``a = b = 2`` when a substitution counts as an insertion and a removal (001 Thm.
-    F.3); ``a ≠ b`` only with one component on each side beyond the shared one (002 Thm. 3.3's
-    zero-out pair, ``a = 2``, ``b = 1``, or its reverse)."""
+    b(u − 1)``. The stretches are read off the first link of each chain (a missing chain takes
+    the other's), so any ``a = b > 0`` is recognised: it is the unscaled pattern in units of
+    ``a`` (``a = 2`` when a substitution counts as an insertion and a removal, 001 Thm. F.3).
+    ``a ≠ b`` is 002 Thm. 3.3's zero-out pair, which has one component on each side beyond the
+    shared one; the caller checks that it has a worst case for it."""
     removed, inserted = problem.left.size - 1, problem.right.size - 1
     closed = problem.closed().bounds
-    stretches = [(c, c) for c in (1, 2, 3)]
-    if removed == inserted == 1:
-        stretches += [(2, 1), (1, 2)]
-    for a, b in stretches:
-        if closed == stretched_pattern(inserted, removed, a, b):
-            return inserted, removed, a, b
+    a = closed[0][1] if removed else None
+    b = closed[removed + 1][removed + 2] if inserted else None
+    a, b = a if a is not None else b, b if b is not None else a
+    if (a is not None and 0 < a < math.inf and 0 < b < math.inf
+            and (a == b or removed == inserted == 1)
+            and closed == stretched_pattern(inserted, removed, a, b)):
+        return inserted, removed, a, b
     raise UnsupportedOperation(
         "this solver handles the constraint pattern of 003 Thm. 3.7 (d(L_t, L_u) ≤ |t − u|, "
         "d(R_t, R_u) ≤ |t − u|, d(L_t, R_u) ≤ (t − 1) + (u − 1), possibly scaled); got "
