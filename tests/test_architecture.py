@@ -11,7 +11,7 @@ import pytest
 import otbound
 
 LAYERS = ["otbound.engine", "otbound.numerics", "otbound.accounting", "otbound.verify",
-          "otbound.audit", "otbound.plots", "otbound.cli"]
+          "otbound.audit", "otbound.plots", "otbound.command_line", "otbound.cli"]
 """Lowest first: a layer may import the layers before it, never those after it, except that
 the verifier and the accountants are siblings that do not import each other."""
 SIBLINGS = {("otbound.verify", "otbound.accounting"), ("otbound.accounting", "otbound.verify")}
@@ -118,3 +118,10 @@ def test_public_names_are_unique_across_the_package():
     counts = Counter(name for path in root.rglob("*.py") if path.name != "__init__.py"
                      for name in _public_names(path))
     assert sorted(name for name, count in counts.items() if count > 1) == []
+
+
+def test_the_commands_are_flags_then_one_call_then_text():
+    """cli.py runs the commands; the parser, the reading of flags and the text output live in
+    otbound/command_line, and the library does the work (issue 25: at most 450 lines)."""
+    cli = pathlib.Path(otbound.__file__).parent / "cli.py"
+    assert len(cli.read_text().splitlines()) <= 450

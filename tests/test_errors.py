@@ -14,7 +14,8 @@ import otbound
 import otbound.numerics.one_step
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Method
-from otbound.cli import _FLAGS, build_parser
+from otbound.cli import build_parser
+from otbound.command_line.flags import FLAGS
 from otbound.engine.bundled import load_derivation
 from otbound.engine.derivation import run
 from otbound.errors import InternalError, InvalidSpecification
@@ -110,7 +111,7 @@ def test_every_flag_the_cli_substitutes_is_a_flag_of_some_command():
     commands = parser._subparsers._group_actions[0].choices.values()
     flags = {flag for command in commands for action in command._actions
              for flag in action.option_strings}
-    assert set(_FLAGS.values()) <= flags
+    assert set(FLAGS.values()) <= flags
 
 
 def test_the_library_uses_no_assert_for_its_checks():

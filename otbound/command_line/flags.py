@@ -1,0 +1,231 @@
+"""From the command line's flags to the library's inputs (settings, mechanisms, accounting
+options) and back: the library's error messages with its parameters spelt as the flags that set
+them."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from typing import TYPE_CHECKING
+
+from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Neighbouring,
+                             Posthoc)
+from otbound.errors import (AuditFileError, DerivationFileError, InvalidSpecification,
+                            OtboundError, UnsupportedOperation)
+
+if TYPE_CHECKING:
+    from otbound.numerics.derived import DerivedSetting
+    from otbound.numerics.mechanisms import Mechanism
+    from otbound.numerics.settings import Subsampling
+
+
+class UsageError(OtboundError, ValueError):
+    """A command-line call that does not make sense."""
+
+
+USER_ERRORS = (InvalidSpecification, UnsupportedOperation, DerivationFileError, AuditFileError,
+               UsageError)
+"""The errors that are the user's: a message and exit code 2, no traceback."""
+
+
+FLAGS = {
+    "count": "--steps", "alpha": "--alpha", "alphas": "--alpha", "epsilon": "--epsilon",
+    "epsilons": "--epsilon", "delta": "--delta", "rate": "--rate", "group": "--group",
+    "insertions": "--insertions", "removals": "--removals", "batch_size": "--batch-size",
+    "dataset_size": "--dataset-size", "substitutions": "--substitutions", "scheme": "--scheme",
+    "sigma": "--sigma", "scale": "--scale", "theta": "--theta", "sensitivity": "--sensitivity",
+    "method": "--method", "max_batch": "--max-batch", "neighbouring": "--neighbouring",
+    "accountant": "--accountant", "conversion": "--conversion", "posthoc": "--posthoc",
+    "target_epsilon": "--target-epsilon", "target_delta": "--target-delta",
+    "solve_for": "--solve-for",
+    "discretisation": "--discretisation", "seed": "--seed", "samples": "--soundness-cases",
+    "max_n": "--max-n", "workers": "--workers",
+}
+"""The flag of each library parameter that a command sets, for the library's error messages."""
+_SETTING = re.compile(r"(?<![\w-])([a-z_]+)=(?:'([^']*)'|([^\s,;:)'\"]+))")
+_NAME = re.compile(r"(?<![\w-])[a-z_]+(?![\w=-])")
+def flag_message(error: OtboundError) -> str:
+    """The library's message, with its parameters spelt as the flags that set them.
+
+    ``name='value'`` (advice such as ``accountant='rdp'``) becomes ``--flag value`` in every
+    message; a bare parameter name becomes its flag only in an error about a parameter with a
+    flag, since elsewhere the same word may be plain English ("the PLD accountant")."""
+    def setting(match: re.Match) -> str:
+        flag = FLAGS.get(match[1])
+        return f"{flag} {match[2] or match[3]}" if flag else match[0]
+
+    if isinstance(error, (AuditFileError, DerivationFileError)):
+        return str(error)   # about the user's file, in its own words
+    message = _SETTING.sub(setting, str(error))
+    if getattr(error, "parameter", None) in FLAGS:
+        message = _NAME.sub(lambda match: FLAGS.get(match[0], match[0]), message)
+    return message
+
+
+_MECHANISM_FLAGS = {"gaussian": "sigma", "laplace": "scale", "randomized-response": "theta"}
+
+
+def build_mechanism(args: argparse.Namespace) -> Mechanism:
+    from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
+
+    needed = _MECHANISM_FLAGS[args.mechanism]
+    for flag in _MECHANISM_FLAGS.values():
+        if flag != needed and getattr(args, flag) is not None:
+            raise InvalidSpecification(f"--{flag} does not apply to --mechanism {args.mechanism}")
+    if getattr(args, needed) is None:
+        raise InvalidSpecification(f"--mechanism {args.mechanism} needs --{needed}")
+    if args.mechanism == "randomized-response":
+        if args.sensitivity is not None:
+            raise InvalidSpecification("--sensitivity does not apply to randomized response")
+        return RandomizedResponse(args.theta)
+    sensitivity = 1.0 if args.sensitivity is None else args.sensitivity
+    make = gaussian if args.mechanism == "gaussian" else laplace
+    return make(getattr(args, needed), sensitivity)
+
+
+def param_values(pairs: list[tuple[str, str]]) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for name, value in pairs:
+        if name in values:
+            raise InvalidSpecification(f"--param {name} is given twice")
+        values[name] = value
+    return values
+
+
+_SETTING_FLAGS = ("rate", "group", "insertions", "removals", "batch_size", "dataset_size",
+                  "substitutions", "max_batch", "neighbouring")
+
+
+def build_derived_setting(args: argparse.Namespace) -> DerivedSetting:
+    """``--derivation NAME --param …``: the derivation's bound at the given parameters."""
+    from otbound.engine.bundled import load_derivation
+    from otbound.numerics.derived import derived_setting
+
+    given = [f"--{flag.replace('_', '-')}" for flag in _SETTING_FLAGS
+             if getattr(args, flag, None) is not None]
+    if args.scheme is not None or given:
+        flag = "--scheme" if args.scheme is not None else given[0]
+        raise InvalidSpecification(f"{flag} does not apply with --derivation: every parameter "
+                                   "of a derivation is given with --param NAME=VALUE")
+    return derived_setting(load_derivation(args.derivation), param_values(args.param))
+
+
+def build_subsampling(args: argparse.Namespace) -> Subsampling:
+    from otbound.numerics.settings import Subsampling
+
+    if args.scheme is None:
+        raise InvalidSpecification("give a setting: --scheme (poisson, wor …) or "
+                                   "--derivation NAME_OR_FILE")
+    if args.param:
+        raise InvalidSpecification("--param applies with --derivation; a built-in setting "
+                                   "takes its flags (--rate, --group …)")
+    return Subsampling(args.scheme, rate=args.rate, batch_size=args.batch_size,
+                       dataset_size=args.dataset_size, group=args.group,
+                       insertions=args.insertions, removals=args.removals,
+                       substitutions=args.substitutions)
+
+
+def one_step_inputs(args: argparse.Namespace
+             ) -> tuple[Subsampling | DerivedSetting, Mechanism, list[Method]]:
+    setting = build_derived_setting(args) if args.derivation else build_subsampling(args)
+    return setting, build_mechanism(args), args.method
+
+
+def _check_calibration(args: argparse.Namespace) -> str:
+    """The quantity solved for, once the flags make a calibration."""
+    from otbound.accounting.guarantees import NOISE
+
+    solved = args.solve_for
+    if not ((args.target_epsilon is not None and args.delta is not None
+             and args.target_delta is None and args.epsilon is None)
+            or (args.target_delta is not None and args.epsilon is not None
+                and args.target_epsilon is None and args.delta is None)):
+        raise UsageError("calibrate needs --target-epsilon E with --delta D, or "
+                         "--target-delta D with --epsilon E")
+    if getattr(args, solved) is not None:
+        raise UsageError(f"--{solved} is solved for (--solve-for {solved}): leave it out")
+    if solved in NOISE and args.mechanism != NOISE[solved]:
+        raise UsageError(f"--solve-for {solved} needs --mechanism {NOISE[solved]}, "
+                         f"got --mechanism {args.mechanism}")
+    if solved == "rate" and args.scheme not in ("poisson", "truncated-poisson"):
+        raise UsageError("--solve-for rate needs --scheme poisson or truncated-poisson")
+    if solved != "steps" and args.steps is None:
+        raise UsageError("calibrate needs --steps (unless --solve-for steps)")
+    return solved
+
+
+_PLACEHOLDER = {"steps": 1, "rate": 0.5}
+"""A value for the quantity solved for, so that the setting can be built before it is known."""
+
+
+def accounting_options(args: argparse.Namespace) -> dict:
+    """The accountant's options from ``account``'s (or ``calibrate``'s) flags."""
+    accountant = Accountant(args.accountant)
+    if accountant is Accountant.PLD and args.conversion is not None:
+        raise InvalidSpecification("--conversion applies to --accountant rdp or best")
+    if accountant is Accountant.RDP and args.discretisation is not None:
+        raise InvalidSpecification("--discretisation applies to --accountant pld or best")
+    return {"delta": args.delta, "epsilon": args.epsilon,
+            "conversion": Conversion(args.conversion or "optimal"),
+            "discretisation": (DEFAULT_DISCRETISATION if args.discretisation is None
+                               else args.discretisation)}
+
+
+def account_inputs(args: argparse.Namespace) -> tuple:
+    """``account``'s (and ``calibrate``'s) setting, mechanism and API options from its flags."""
+    from otbound.accounting.truncated import TruncatedPoissonSetting
+
+    accountant, method = Accountant(args.accountant), Method(args.method)
+    options = accounting_options(args)
+    if args.posthoc is not None and method is not Method.POSTHOC:
+        raise InvalidSpecification("--posthoc applies to --method posthoc")
+    check_truncated_flags(args)
+    if args.derivation:
+        setting = build_derived_setting(args)
+    elif args.scheme == "truncated-poisson":
+        setting = TruncatedPoissonSetting(args.rate, args.max_batch, args.dataset_size,
+                                          Neighbouring(args.neighbouring or "add-remove"))
+    else:
+        setting = build_subsampling(args)
+    return setting, build_mechanism(args), options | {
+        "method": method, "accountant": accountant, "posthoc": Posthoc(args.posthoc or "best")}
+
+
+def check_truncated_flags(args: argparse.Namespace) -> None:
+    """The flags of truncated Poisson sampling with it, and only with it."""
+    truncated = args.scheme == "truncated-poisson"
+    for flag in ("max_batch", "neighbouring"):
+        if not truncated and getattr(args, flag) is not None:
+            raise InvalidSpecification(f"--{flag.replace('_', '-')} applies to "
+                                       "--scheme truncated-poisson")
+    if not truncated:
+        return
+    for flag in ("group", "insertions", "removals", "batch_size", "substitutions"):
+        if getattr(args, flag) is not None:
+            raise InvalidSpecification(f"--{flag.replace('_', '-')} does not apply to "
+                                       "--scheme truncated-poisson")
+    for flag in ("rate", "max_batch", "dataset_size"):
+        if getattr(args, flag) is None:
+            raise InvalidSpecification(f"--scheme truncated-poisson needs "
+                                       f"--{flag.replace('_', '-')}")
+
+
+def check_account(args: argparse.Namespace) -> None:
+    """The flags of ``account`` that only make sense together."""
+    if args.plot and args.method != Method.TIGHT.value:
+        raise UsageError("account --plot draws --method tight only; drop --plot or --method")
+    if args.certified and (args.accountant != Accountant.RDP.value
+                           or args.method == Method.AGNOSTIC.value):
+        raise UsageError("account --certified needs --accountant rdp and --method tight or "
+                         "posthoc (certified enclosures of the steps' dominating pairs)")
+
+
+def calibration_inputs(args: argparse.Namespace) -> tuple[str, int, tuple]:
+    """``calibrate``'s quantity solved for, steps, and setting, mechanism and options (built
+    with a placeholder for the quantity solved for, which the API replaces)."""
+    from otbound.accounting.guarantees import NOISE
+
+    solved = _check_calibration(args)
+    start = (args.sensitivity or 1.0) if solved in NOISE else _PLACEHOLDER[solved]
+    placeholder = argparse.Namespace(**(vars(args) | {solved: start}))
+    return solved, placeholder.steps, account_inputs(placeholder)

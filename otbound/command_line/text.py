@@ -1,0 +1,141 @@
+"""The command line's text output: results as headed tables and one-line summaries."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from otbound.engine.report import DerivationReport
+
+
+def print_evaluation(result: dict, inputs: str, outputs: str) -> None:
+    """One method's result as text: a heading, then a table of the points."""
+    from otbound.numerics.limits import show
+    from otbound.numerics.rounding import upper_text
+
+    print(f"{'RDP' if outputs == 'epsilon' else 'ADP'} of one step — method {result['method']}; "
+          + setting_text(result["setting"]))
+    if "pairs" in result:
+        print(f"dominating pairs: {result['pairs']}")
+    if result.get("certified"):
+        print("certified: upper ends of rigorous enclosures (error bound = enclosure width)")
+    print(f"{inputs:>12}  {outputs:>16}  {'error bound':>11}")
+    for point, value, error in zip(result[inputs], result[outputs], result["error_bound"]):
+        print(f"{show(point):>12}  {upper_text(value):>16}  {upper_text(error, 2):>11}")
+
+
+def setting_text(setting: dict) -> str:
+    """A setting as ``name = value, …``: the rate with where it came from, the sensitivity
+    with its unit of distance."""
+    shown = {k: v for k, v in setting.items() if k not in ("rate_from", "distance_unit")}
+    if "rate_from" in setting:
+        shown["rate"] = f"{shown['rate']} ({setting['rate_from']})"
+    if "sensitivity" in shown and "distance_unit" in setting:
+        shown["sensitivity"] = f"{shown['sensitivity']} per {setting['distance_unit']}"
+    return ", ".join(f"{k} = {v}" for k, v in shown.items())
+
+
+def pair_text(args: argparse.Namespace, guarantee) -> tuple[str, str]:
+    """``(ε, δ)`` of a guarantee as text: the one given as a flag as given, the other a bound
+    rounded up."""
+    from otbound.numerics.limits import show
+    from otbound.numerics.rounding import upper_text
+
+    return (show(args.epsilon) if args.epsilon is not None else upper_text(guarantee.epsilon),
+            show(args.delta) if args.delta is not None else upper_text(guarantee.delta))
+
+
+def solved_text(solved: str, value: float, safe: bool = True) -> str:
+    """A calibrated value as text, rounded towards safety (more noise, fewer steps, a smaller
+    rate) when ``safe``, and away from it for the value that failed."""
+    if solved == "steps":
+        return str(int(value))
+    from otbound.accounting.guarantees import NOISE
+    from otbound.numerics.rounding import lower_text, upper_text
+
+    up = (solved in NOISE) == safe
+    return upper_text(value) if up else lower_text(value)
+
+
+def method_text(guarantee) -> str:
+    """``method …, `` for the output line, unless it is the tight one with an exact solver."""
+    method = guarantee.details.get("method", "tight")
+    if method == "tight":
+        return ""
+    posthoc = guarantee.details.get("posthoc")
+    return f"method {method}{f' ({posthoc})' if posthoc else ''}, "
+
+
+def summary(reports: list[DerivationReport]) -> str:
+    header = ("derivation", "variants", "validity", "d_Y-compatible", "matches published",
+              "seconds")
+    rows = [(r.derivation.name, str(len(r.variants)), r.validity, _yes(r.d_compatible),
+             _yes(r.matches_published), f"{r.elapsed:.1f}") for r in reports]
+    widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in [header] + rows]
+    total = sum(r.elapsed for r in reports)
+    passed = sum(r.passed for r in reports)
+    lines.append(f"{passed} of {len(reports)} derivations passed every check "
+                 f"({total:.1f} s in total)")
+    return "\n".join(lines)
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "NO"
+
+
+def shown(setting, mechanism) -> dict:
+    """A setting and mechanism as the output shows them."""
+    from otbound.numerics.mechanisms import describe
+
+    return setting.describe() | describe(mechanism)
+
+
+def account_text(args: argparse.Namespace, guarantee, setting: dict) -> str:
+    """``account``'s answer: the guarantee with how it was found, the accountants compared, the
+    setting, and a note when δ is at the PLD accountant's floor."""
+    from otbound.numerics.rounding import upper_text
+
+    epsilon, delta = pair_text(args, guarantee)
+    floor = guarantee.details.get("at_floor")
+    if floor is not None:
+        delta = "≤ " + delta
+    how = ", ".join(f"{k} {v}" for k, v in guarantee.details.items()
+                    if k not in ("compared", "at_floor", "method", "posthoc"))
+    lines = [f"({epsilon}, {delta})-DP after {guarantee.steps} steps — "
+             f"{method_text(guarantee)}accountant {guarantee.accountant.value} ({how})"]
+    for name, other in guarantee.details.get("compared", {}).items():
+        if "unavailable" in other:
+            lines.append(f"  {name}: unavailable — {other['unavailable']}")
+        else:
+            value = "ε = " + upper_text(other["epsilon"]) if args.delta is not None \
+                else "δ " + ("≤ " if "at_floor" in other else "= ") + upper_text(other["delta"])
+            lines.append(f"  {name}: {value}")
+    lines.append("setting: " + setting_text(setting))
+    if floor is not None:
+        lines.append(f"note: δ is within the PLD accountant's floor ({floor:g}: its rounding "
+                     "margin and the tails cut in each composition); the true δ may be far "
+                     "smaller (--accountant rdp resolves smaller values)")
+    return "\n".join(lines)
+
+
+def calibration_text(args: argparse.Namespace, solved: str, found, setting: dict) -> str:
+    """``calibrate``'s answer: the solved value rounded towards safety, the guarantee it was
+    accounted to give, and the setting."""
+    from otbound.accounting.guarantees import NOISE
+    from otbound.numerics.limits import show
+
+    which = "smallest" if solved in NOISE else "largest"
+    goal = (f"ε <= {show(args.target_epsilon)} at δ = {show(args.delta)}"
+            if args.target_epsilon is not None
+            else f"δ <= {show(args.target_delta)} at ε = {show(args.epsilon)}")
+    beyond = ("" if found.unsafe is None
+              else f"; not met at {solved_text(solved, found.unsafe, safe=False)}")
+    guarantee = found.guarantee
+    epsilon, delta = pair_text(args, guarantee)
+    return "\n".join([
+        f"{solved} = {solved_text(solved, found.value)} (the {which} meeting {goal}{beyond})",
+        f"verified: ({epsilon}, {delta})-DP after {guarantee.steps} steps — "
+        f"{method_text(guarantee)}accountant {guarantee.accountant.value}",
+        "setting: " + setting_text(setting)])
