@@ -13,8 +13,9 @@ reads ``ε(α) = α(λ)/λ = q² (λ + 1) / ((1 − q) σ²)``.
 
 import math
 
-from otbound.audit.claims import Claim, Quantity
+from otbound.audit.claims import Claim
 from otbound.audit.references import subsampled
+from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.settings import Subsampling
 

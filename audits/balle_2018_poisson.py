@@ -4,8 +4,9 @@ sample at rate r is ``(log(1 + r(e^ε − 1)), rδ)``-DP; as privacy profiles,
 
 import mpmath as mp
 
-from otbound.audit.claims import Claim, Point, Quantity, grid
+from otbound.audit.claims import Claim, Point, grid
 from otbound.audit.references import subsampled
+from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.settings import Subsampling
 

@@ -4,8 +4,9 @@
 
 import mpmath as mp
 
-from otbound.audit.claims import Claim, Point, Quantity, grid
+from otbound.audit.claims import Claim, Point, grid
 from otbound.audit.reference_replacement import with_replacement
+from otbound.choices import Quantity
 
 
 def gaussian_profile(epsilon: mp.mpf, sigma: mp.mpf, distance: int) -> mp.mpf:

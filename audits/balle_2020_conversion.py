@@ -3,8 +3,9 @@
 
 import math
 
-from otbound.audit.claims import Claim, Point, Quantity, grid
+from otbound.audit.claims import Claim, Point, grid
 from otbound.audit.references import conversion
+from otbound.choices import Quantity
 
 
 def claimed(point: Point) -> float:

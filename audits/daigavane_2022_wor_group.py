@@ -3,8 +3,9 @@ one node changes K of the N records (K-fold substitution), as restated by 001 Pr
 
 import math
 
-from otbound.audit.claims import Claim, Quantity
+from otbound.audit.claims import Claim
 from otbound.audit.reference_wor import wor_substitution
+from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.settings import Subsampling
 

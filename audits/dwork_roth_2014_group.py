@@ -3,8 +3,9 @@ size k — applied to the tight K = 1 profile of the Poisson subsampled Gaussian
 
 import math
 
-from otbound.audit.claims import Claim, Point, Quantity, grid
+from otbound.audit.claims import Claim, Point, grid
 from otbound.audit.references import subsampled
+from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.one_step import adp
 from otbound.numerics.settings import Subsampling

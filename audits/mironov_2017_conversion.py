@@ -2,8 +2,9 @@
 
 import math
 
-from otbound.audit.claims import Claim, Quantity, grid
+from otbound.audit.claims import Claim, grid
 from otbound.audit.references import conversion
+from otbound.choices import Quantity
 
 
 def claimed(point) -> float:

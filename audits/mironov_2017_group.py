@@ -4,8 +4,9 @@ subsampled Gaussian to bound the curve of groups of K = 2^c."""
 
 import math
 
-from otbound.audit.claims import Claim, Point, Quantity, grid
+from otbound.audit.claims import Claim, Point, grid
 from otbound.audit.references import subsampled
+from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.one_step import rdp
 from otbound.numerics.settings import Subsampling

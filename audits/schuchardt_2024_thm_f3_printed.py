@@ -8,8 +8,9 @@ printed; the theorem's statement (distance 2) is otbound's derivation ``001-thm-
 
 import math
 
-from otbound.audit.claims import Claim, Quantity
+from otbound.audit.claims import Claim
 from otbound.audit.reference_wor import wor_removal
+from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
 
 

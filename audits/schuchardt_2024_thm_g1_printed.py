@@ -14,8 +14,9 @@ printed reverse term's maximum exceeds the forward term's: the entry
 import itertools
 import math
 
-from otbound.audit.claims import Claim, Quantity, Reference, grid
+from otbound.audit.claims import Claim, Reference, grid
 from otbound.audit.reference_rdp import pure_group_rdp
+from otbound.choices import Quantity
 from otbound.numerics.mechanisms import randomized_response
 
 

@@ -5,8 +5,9 @@ truncated Poisson sampling is (ε, δ + e^ε η)-DP."""
 import math
 
 from otbound.accounting.truncated import TruncatedPoissonSetting
-from otbound.audit.claims import Claim, Point, Quantity, grid
+from otbound.audit.claims import Claim, Point, grid
 from otbound.audit.reference_truncated import truncated_poisson
+from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.one_step import adp
 from otbound.numerics.settings import Subsampling

@@ -7,8 +7,9 @@ from functools import lru_cache
 
 import mpmath as mp
 
-from otbound.audit.claims import Claim, Quantity
+from otbound.audit.claims import Claim
 from otbound.audit.reference_wor import wor_substitution
+from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.settings import Subsampling
 

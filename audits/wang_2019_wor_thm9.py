@@ -3,8 +3,9 @@ replacement (substitution relation), for integer orders — instantiated for the
 
 import math
 
-from otbound.audit.claims import Claim, Quantity
+from otbound.audit.claims import Claim
 from otbound.audit.reference_wor import wor_substitution
+from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.settings import Subsampling
 

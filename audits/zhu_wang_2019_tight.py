@@ -16,8 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from otbound.audit.claims import Claim, Quantity, grid
+from otbound.audit.claims import Claim, grid
 from otbound.audit.references import subsampled
+from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.settings import Subsampling
 

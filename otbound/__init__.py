@@ -37,7 +37,8 @@ _EXPORTS = {
                                "WithReplacement"],
     "otbound.engine.validity": ["Verdict"],
     "otbound.engine.bundled": ["bundled_derivations", "load_derivation"],
-    "otbound.choices": ["Accountant", "Conversion", "Method", "Neighbouring", "SchemeKind"],
+    "otbound.choices": ["Accountant", "Conversion", "Method", "Neighbouring", "Quantity",
+                        "SchemeKind"],
     "otbound.numerics.settings": ["Subsampling"],
     "otbound.numerics.problems": ["NumericProblem", "Term"],
     "otbound.numerics.derived": ["DerivedBound", "DerivedSetting", "derive_bound"],
@@ -51,7 +52,7 @@ _EXPORTS = {
     "otbound.accounting.calibrate": ["Calibration"],
     "otbound.accounting.pld": ["step_pld"],
     "otbound.verify.verification": ["VerifyReport", "verify_derivation"],
-    "otbound.audit.claims": ["Claim", "Quantity", "Reference", "grid"],
+    "otbound.audit.claims": ["Claim", "Reference", "grid"],
     "otbound.audit.judge": ["run_audits"],
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}

@@ -64,3 +64,35 @@ class Neighbouring(Enum):
     ADD_REMOVE = "add-remove"
     ZERO_OUT = "zero-out"
     REPLACE_ONE = "replace-one"
+
+
+class Quantity(Enum):
+    """Which number of a privacy guarantee: ``ε(α)`` of Rényi DP, ``δ(ε)``, or ``ε(δ)``; one
+    name for it wherever a divergence, a check, a claim or an output is chosen."""
+
+    RDP = "rdp"
+    """``ε(α)`` of Rényi DP, at an order ``alpha``."""
+    ADP = "adp"
+    """``δ(ε)`` of approximate DP (the hockey-stick divergence), at an ``epsilon``."""
+    EPSILON = "epsilon"
+    """``ε`` at a ``delta``."""
+
+    @property
+    def axis(self) -> str:
+        """The parameter the quantity's curve runs over."""
+        return {"rdp": "alpha", "adp": "epsilon", "epsilon": "delta"}[self.value]
+
+    @property
+    def output(self) -> str:
+        """The name of the value: ``epsilon`` or ``delta``."""
+        return {"rdp": "epsilon", "adp": "delta", "epsilon": "epsilon"}[self.value]
+
+    @property
+    def symbol(self) -> str:
+        return {"rdp": "ε(α)", "adp": "δ(ε)", "epsilon": "ε(δ)"}[self.value]
+
+    @property
+    def renyi(self) -> bool:
+        """Whether the quantity is a Rényi divergence (solved by a mechanism's Rényi solvers)."""
+        return self is Quantity.RDP
+

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 # Only what building the parser needs is imported here (no numpy); each command imports the
 # rest when it runs, so that --help needs no scipy and one RDP point no sympy or dp_accounting.
-from otbound.choices import Accountant, Method
+from otbound.choices import Accountant, Method, Quantity
 from otbound.command_line import flags, text
 from otbound.command_line.arguments import EXIT_FAILED, EXIT_OK, EXIT_USAGE, build_parser
 from otbound.errors import UnsupportedOperation
@@ -122,7 +122,7 @@ def _finite(values: list[float]) -> None:
         raise UnsupportedOperation("the bound is not finite for this setting")
 
 
-def _evaluate(args: argparse.Namespace, inputs: str, outputs: str, evaluate) -> int:
+def _evaluate(args: argparse.Namespace, quantity: Quantity) -> int:
     """``rdp``/``adp``: each --method's result (several only with --plot, which compares them
     in one plot), printed one after the other (JSON: one object, or a list of them)."""
     setting, mechanism, methods = flags.one_step_inputs(args)
@@ -131,49 +131,38 @@ def _evaluate(args: argparse.Namespace, inputs: str, outputs: str, evaluate) -> 
         raise flags.UsageError(f"--method takes several methods ({chosen}) only with --plot "
                                "FILE.png, which compares them in one plot")
     # every method evaluated before anything is printed: a refused method prints nothing
-    results = [_evaluate_method(args, inputs, outputs, evaluate, setting, mechanism, method)
-               for method in methods]
+    results = [_evaluate_method(args, quantity, setting, mechanism, method) for method in methods]
     if args.plot:
         from otbound.plots.charts import one_step_chart, write
 
-        write(one_step_chart(results, inputs, outputs), args.plot)
+        write(one_step_chart(results, quantity), args.plot)
     if args.json:
         print(json.dumps(results[0] if len(results) == 1 else results, indent=2))
         return EXIT_OK
     for result in results:
-        text.print_evaluation(result, inputs, outputs)
+        text.print_evaluation(result, quantity)
     return EXIT_OK
 
 
-def _evaluate_method(args: argparse.Namespace, inputs: str, outputs: str, evaluate,
+def _evaluate_method(args: argparse.Namespace, quantity: Quantity,
                      setting: Subsampling | DerivedSetting, mechanism: Mechanism,
                      method: Method) -> dict:
-    """One method's result, as in the JSON output."""
+    """One method's result, as in the JSON output: ``quantity.output`` at ``quantity.axis``."""
     from otbound.numerics.mechanisms import describe
-    from otbound.numerics.one_step import explain
+    from otbound.numerics.one_step import adp, explain, rdp
 
-    points = getattr(args, inputs)
+    evaluate = rdp if quantity.renyi else adp
+    points = getattr(args, quantity.axis)
     bounds = evaluate(setting, mechanism, method, points, certified=args.certified)
     values = [b.value for b in bounds]
     _finite(values)
-    result = {inputs: points, outputs: values, "error_bound": [b.error for b in bounds],
-              "method": method.value, "setting": setting.describe() | describe(mechanism)}
+    result = {quantity.axis: points, quantity.output: values,
+              "error_bound": [b.error for b in bounds], "method": method.value,
+              "setting": setting.describe() | describe(mechanism)}
     if args.certified:
         result["certified"] = True
-    result["pairs"] = explain(setting, mechanism, method, renyi=outputs == "epsilon")
+    result["pairs"] = explain(setting, mechanism, method, quantity)
     return result
-
-
-def _rdp(args: argparse.Namespace) -> int:
-    from otbound.numerics.one_step import rdp
-
-    return _evaluate(args, "alpha", "epsilon", rdp)
-
-
-def _adp(args: argparse.Namespace) -> int:
-    from otbound.numerics.one_step import adp
-
-    return _evaluate(args, "epsilon", "delta", adp)
 
 
 def _account(args: argparse.Namespace) -> int:
@@ -302,8 +291,10 @@ def _figures(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_HANDLERS = {"derive": _derive, "verify": _verify, "rdp": _rdp, "adp": _adp, "account": _account,
-             "calibrate": _calibrate, "audit": _audit, "figures": _figures}
+_HANDLERS = {"derive": _derive, "verify": _verify,
+             "rdp": lambda args: _evaluate(args, Quantity.RDP),
+             "adp": lambda args: _evaluate(args, Quantity.ADP),
+             "account": _account, "calibrate": _calibrate, "audit": _audit, "figures": _figures}
 
 if __name__ == "__main__":
     sys.exit(main())

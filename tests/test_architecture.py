@@ -125,3 +125,22 @@ def test_the_commands_are_flags_then_one_call_then_text():
     otbound/command_line, and the library does the work (issue 25: at most 450 lines)."""
     cli = pathlib.Path(otbound.__file__).parent / "cli.py"
     assert len(cli.read_text().splitlines()) <= 450
+
+
+def test_which_divergence_is_one_quantity_enum():
+    """``Quantity`` is the only spelling of "which number" (issue 25): no function takes it as a
+    flag (``renyi``), every ``quantity`` parameter is a ``Quantity``, and no other class has
+    its name."""
+    root = pathlib.Path(otbound.__file__).parent
+    spelt_otherwise, classes = [], []
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                spelt_otherwise += [
+                    f"{path.name}:{node.name}({a.arg})"
+                    for a in node.args.args + node.args.kwonlyargs
+                    if a.arg == "renyi" or (a.arg == "quantity" and (
+                        a.annotation is None or ast.unparse(a.annotation) != "Quantity"))]
+            elif isinstance(node, ast.ClassDef) and node.name == "Quantity":
+                classes.append(path.name)
+    assert spelt_otherwise == [] and classes == ["choices.py"]

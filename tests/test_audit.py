@@ -7,14 +7,16 @@ import pytest
 from cli_runs import run_cli
 
 from otbound.audit.catalog import bundled_claims, find_claim, load_claim_file
-from otbound.audit.claims import Claim, Quantity, Reference, grid
+from otbound.audit.claims import Claim, Reference, grid
 from otbound.audit.judge import run_audits
 from otbound.audit.verdict import AuditVerdict, EntryResult, judge_point
+from otbound.choices import Quantity
 from otbound.errors import AuditFileError, InvalidSpecification
 
 UNDER_OPTIMAL = '''
 import math
-from otbound.audit.claims import Claim, Quantity, grid
+from otbound.audit.claims import Claim, grid
+from otbound.choices import Quantity
 from otbound.audit.references import conversion
 from otbound.accounting.conversion import optimal_epsilon
 

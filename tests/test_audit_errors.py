@@ -16,9 +16,10 @@ from otbound.audit.catalog import load_claim_file
 from otbound.errors import AuditFileError, InternalError
 
 HEADER = """
-from otbound.audit.claims import Claim, Quantity, Reference, grid
+from otbound.audit.claims import Claim, Reference, grid
 from otbound.audit.references import subsampled
 from otbound.audit.reference_wor import gaussian_group
+from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.settings import Subsampling
 

@@ -9,10 +9,11 @@ import numpy as np
 from dp_accounting.rdp.rdp_privacy_accountant import _compute_rdp_poisson_subsampled_gaussian
 
 from otbound.audit.catalog import audits_directory, find_claim
-from otbound.audit.claims import Claim, Quantity, grid
+from otbound.audit.claims import Claim, grid
 from otbound.audit.references import subsampled
 from otbound.audit.judge import run_audits
 from otbound.audit.verdict import AuditVerdict, EntryResult, judge_point
+from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.settings import Subsampling
 

@@ -142,7 +142,7 @@ def test_api_calibrate_steps_example():
     """The docstring's example: the smallest σ for ε <= 2 at δ = 1e-6 after 100 steps."""
     found = calibrate_steps(lambda sigma: [_step(sigma=sigma)], "sigma", target_epsilon=2,
                             delta=1e-6, accountant="rdp")
-    assert found.quantity == "sigma" and found.guarantee.epsilon <= 2
+    assert found.solved_for == "sigma" and found.guarantee.epsilon <= 2
     assert compose([_step(sigma=found.unsafe)], "rdp", delta=1e-6).epsilon > 2
 
 

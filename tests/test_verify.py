@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hypothesis import target
 from published import rr_thm_g1
 
+from otbound.choices import Quantity
 from otbound.cli import main
 from otbound.engine.bundled import bundled_derivations, load_derivation
 from otbound.engine.derivation import check_case
@@ -93,7 +94,7 @@ def test_printed_g1_reverse_term_departs_from_the_exact_divergence():
     derivation, rr, alpha = load_derivation("001-thm-4.1"), RandomizedResponse(0.75), 3.0
     instance = next(i for i in instances(derivation, 6)
                     if i.variant.label == "K = 2" and i.case.pair.name == "insertion")
-    function = worst_function(instance, rr, "RDP", alpha)
+    function = worst_function(instance, rr, Quantity.RDP, alpha)
     exact = divergence.independent_log_psi(instance.exact_pair(rr, function), alpha) / (alpha - 1)
     corrected = instance.bound_log_psi(rr, [alpha])[0] / (alpha - 1)
     printed = rr_thm_g1(0.75, float(instance.values[r]), 2, alpha, printed=True,
@@ -153,7 +154,7 @@ def test_printed_distance_of_f3_is_unsound_for_the_gaussian_mechanism():
     derivation, mechanism, alpha = load_derivation("001-thm-F.3"), gaussian(1.0), 2.0
     instance = next(i for i in instances(derivation, 6) if i.case.pair.name == "removal")
     (_, problem), = instance.terms
-    function = worst_function(instance, mechanism, "RDP", alpha)
+    function = worst_function(instance, mechanism, Quantity.RDP, alpha)
     exact = divergence.independent_log_psi(instance.exact_pair(mechanism, function), alpha)
     printed = NumericProblem(problem.left, problem.right, insert_remove_pattern(0, 1))
     (printed_pair,) = mechanism.tight_pairs(printed)

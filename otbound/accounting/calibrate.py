@@ -31,11 +31,11 @@ DEFAULT_TOLERANCE = 1e-4
 
 @dataclass(frozen=True)
 class Calibration:
-    """``quantity`` = ``value`` meets the target; ``guarantee`` is its accounting at ``value``,
+    """``solved_for`` = ``value`` meets the target; ``guarantee`` is its accounting at ``value``,
     and ``unsafe`` the nearest value tried that did not meet it (``None`` if there is none, e.g.
     a rate of 1 that meets the target)."""
 
-    quantity: str
+    solved_for: str
     value: float
     guarantee: Guarantee
     unsafe: float | None
@@ -53,13 +53,13 @@ class _Search:
     integer: bool = False
 
 
-def default_search(quantity: str, sensitivity: float = 1.0) -> _Search:
+def default_search(solved_for: str, sensitivity: float = 1.0) -> _Search:
     """Start and range of each quantity (noise in :data:`NOISE_MULTIPLIER` units of the
     sensitivity, steps up to :data:`MAX_STEPS`, rates in (1e-9, 1])."""
-    if quantity in ("sigma", "scale"):
+    if solved_for in ("sigma", "scale"):
         low, high = NOISE_MULTIPLIER
         return _Search(sensitivity, low * sensitivity, high * sensitivity, True)
-    if quantity == "steps":
+    if solved_for == "steps":
         return _Search(1, 1, MAX_STEPS, False, integer=True)
     return _Search(1e-2, 1e-9, 1.0, False)
 
@@ -88,15 +88,15 @@ def safe_value(measure: Callable[[float], Guarantee], solve_for: str, *,
 class _Trials:
     """The accounting at each value tried, and whether it met the target."""
 
-    def __init__(self, measure, target_epsilon, target_delta, progress, quantity) -> None:
-        self.measure, self.progress, self.quantity = measure, progress, quantity
+    def __init__(self, measure, target_epsilon, target_delta, progress, solved_for) -> None:
+        self.measure, self.progress, self.solved_for = measure, progress, solved_for
         self.target_epsilon, self.target_delta = target_epsilon, target_delta
         self.results: dict[float, Guarantee | str] = {}
 
     def met(self, value: float) -> bool:
         if value not in self.results:
             if self.progress:
-                self.progress(f"[{len(self.results) + 1}] {self.quantity} = {show(value)}")
+                self.progress(f"[{len(self.results) + 1}] {self.solved_for} = {show(value)}")
             try:
                 self.results[value] = self.measure(value)
             except UnsupportedOperation as error:
@@ -124,7 +124,7 @@ def _solve(trials: _Trials, search: _Search, tolerance: float) -> Calibration:
         if search.integer:
             middle = min(max(round(middle), min(safe, unsafe) + 1), max(safe, unsafe) - 1)
         safe, unsafe = (middle, unsafe) if trials.met(middle) else (safe, middle)
-    return Calibration(trials.quantity, safe, trials.results[safe], unsafe,
+    return Calibration(trials.solved_for, safe, trials.results[safe], unsafe,
                        len(trials.results))
 
 
@@ -138,13 +138,13 @@ def _narrow(safe: float, unsafe: float | None, tolerance: float, integer: bool) 
 
 def _bracket(trials: _Trials, search: _Search) -> tuple[float, float | None]:
     """A safe value and an unsafe one (or None when the safe one is the end of the range)."""
-    flag, factor = f"--{trials.quantity}", 2.0 if search.safe_upwards else 0.5
+    flag, factor = f"--{trials.solved_for}", 2.0 if search.safe_upwards else 0.5
     value = search.start
     if trials.met(value):
         while True:   # towards the unsafe side
             step = _clamp(value / factor, search)
             if step == value:
-                if trials.quantity == "rate":
+                if trials.solved_for == "rate":
                     return value, None
                 raise UnsupportedOperation(
                     f"the target is met even at {flag} {show(value)}, the end of the range "

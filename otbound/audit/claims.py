@@ -12,33 +12,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Callable, Mapping
 
+from otbound.choices import Quantity
 from otbound.errors import InvalidSpecification
 
 Point = Mapping[str, float]
 TIGHT_BRACKET = 1e-8
 """Largest relative width of a reference's bracket for the exact value to count as known."""
-
-
-class Quantity(Enum):
-    """What a claim bounds, and the parameter its curve runs over."""
-
-    RDP = "rdp"
-    """``ε(α)`` of Rényi DP, at the point's ``alpha``."""
-    ADP = "adp"
-    """``δ(ε)``, at the point's ``epsilon``."""
-    EPSILON = "epsilon"
-    """``ε`` at the point's ``delta``."""
-
-    @property
-    def axis(self) -> str:
-        return {"rdp": "alpha", "adp": "epsilon", "epsilon": "delta"}[self.value]
-
-    @property
-    def symbol(self) -> str:
-        return {"rdp": "ε(α)", "adp": "δ(ε)", "epsilon": "ε(δ)"}[self.value]
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from otbound.audit.claims import Quantity, Reference
+from otbound.audit.claims import Reference
 from otbound.audit.references import subsampled
+from otbound.choices import Quantity
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.settings import Subsampling
 

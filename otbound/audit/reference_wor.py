@@ -38,7 +38,8 @@ from typing import Callable
 import mpmath as mp
 import numpy as np
 
-from otbound.audit.claims import Quantity, Reference
+from otbound.audit.claims import Reference
+from otbound.choices import Quantity
 from otbound.choices import SchemeKind
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism

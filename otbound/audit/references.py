@@ -15,7 +15,8 @@ import math
 
 import numpy as np
 
-from otbound.audit.claims import Quantity, Reference
+from otbound.audit.claims import Reference
+from otbound.choices import Quantity
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.pairs import FinitePair, MixturePair

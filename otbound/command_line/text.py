@@ -5,16 +5,19 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from otbound.choices import Quantity
+
 if TYPE_CHECKING:
     from otbound.engine.report import DerivationReport
 
 
-def print_evaluation(result: dict, inputs: str, outputs: str) -> None:
+def print_evaluation(result: dict, quantity: Quantity) -> None:
     """One method's result as text: a heading, then a table of the points."""
     from otbound.numerics.limits import show
     from otbound.numerics.rounding import upper_text
 
-    print(f"{'RDP' if outputs == 'epsilon' else 'ADP'} of one step — method {result['method']}; "
+    inputs, outputs = quantity.axis, quantity.output
+    print(f"{quantity.name} of one step — method {result['method']}; "
           + setting_text(result["setting"]))
     if "pairs" in result:
         print(f"dominating pairs: {result['pairs']}")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Mapping
 import mpmath as mp
 import numpy as np
 
-from otbound.choices import SchemeKind
+from otbound.choices import Quantity, SchemeKind
 from otbound.engine.bound import ConstraintMatrix
 from otbound.engine.relations import BatchRelation
 from otbound.engine.report import ALL_SIZES, LOOSE
@@ -448,10 +448,10 @@ def derived_setting(derivation: "Derivation", values: Mapping[str, object]) -> D
 
 
 def solved_cases(cases: list[list[Term]], mechanism,
-                 renyi: bool = False) -> tuple[list[list], str]:
+                 quantity: Quantity = Quantity.ADP) -> tuple[list[list], str]:
     """Dominating pairs for every case (as branches: log-probability and pairs), and how they
     were found: the mechanism's worst-case solver where it recognises a problem's constraint
-    pattern (tight; ``renyi``: its solvers for Rényi divergences), else its solution of the
+    pattern (tight; for Rényi divergences, its Rényi solvers), else its solution of the
     problem relaxed to 003 Thm. 3.7's pattern (:func:`relaxed_to_pattern`; sound, not tight),
     else a mechanism-agnostic bound — by joint convexity over the product coupling of the two
     mixtures, ``Σ_ij w_i v_j · pair(D[L_i, R_j])`` — each said so."""
@@ -460,7 +460,7 @@ def solved_cases(cases: list[list[Term]], mechanism,
         branches = []
         for log_probability, problem in terms:
             try:
-                solve = mechanism.renyi_pairs if renyi else mechanism.tight_pairs
+                solve = mechanism.renyi_pairs if quantity.renyi else mechanism.tight_pairs
                 branches.append((log_probability, solve(problem)))
             except UnsupportedOperation as error:
                 pairs = _relaxed_pairs(problem, mechanism)

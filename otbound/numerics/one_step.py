@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
-from otbound.choices import Method, SchemeKind
+from otbound.choices import Method, Quantity, SchemeKind
 from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
 from otbound.numerics.certified import (certified_delta_curve, certified_log_psi_curve,
                                         certified_mode, certifying)
@@ -88,14 +88,15 @@ def _check_inputs(setting, mechanism: Mechanism, method: Method | str) -> Method
     return as_choice(Method, method, "method")
 
 
-def solved(setting, mechanism: Mechanism, renyi: bool = False) -> tuple[list[list[Branch]], str]:
+def solved(setting, mechanism: Mechanism,
+           quantity: Quantity = Quantity.ADP) -> tuple[list[list[Branch]], str]:
     """The dominating pairs of the setting's bound, per case, and how they were found: the
-    mechanism's exact solver where it applies (``renyi``: its solvers for Rényi divergences),
+    mechanism's exact solver where it applies (for Rényi divergences, its Rényi solvers),
     else a sound relaxation or the product coupling, said so
     (:func:`otbound.numerics.derived.solved_cases`)."""
     from otbound.numerics.derived import solved_cases
 
-    return solved_cases(setting.cases(), mechanism, renyi)
+    return solved_cases(setting.cases(), mechanism, quantity)
 
 
 def exact(how: str) -> bool:
@@ -108,17 +109,18 @@ AGNOSTIC = ("mechanism-agnostic: per case, the smallest of joint convexity over 
             "neighbouring pair (001 Prop. E.4, E.5; Wang et al. 2019; Balle et al. 2018)")
 
 
-def explain(setting, mechanism: Mechanism, method: Method | str, renyi: bool) -> str:
+def explain(setting, mechanism: Mechanism, method: Method | str, quantity: Quantity) -> str:
     """How ``method`` bounds the setting, in words (for the output)."""
     method = as_choice(Method, method, "method")
     if method is Method.AGNOSTIC:
         return AGNOSTIC
     if method is Method.POSTHOC:
         single, size = unit_setting(setting)
-        return (f"post-hoc: group privacy ({'Mironov 2017 Cor. 4' if renyi else 'Kε, Σ e^(kε) δ'}"
+        rule = "Mironov 2017 Cor. 4" if quantity.renyi else "Kε, Σ e^(kε) δ"
+        return (f"post-hoc: group privacy ({rule}"
                 f", group size {size}) on the K = 1 bound of {single.summary()}: "
-                f"{explain(single, mechanism, Method.TIGHT, renyi)}")
-    how = solved(setting, mechanism, renyi)[1]
+                f"{explain(single, mechanism, Method.TIGHT, quantity)}")
+    how = solved(setting, mechanism, quantity)[1]
     return how if exact(how) else f"{how}; where the agnostic bound is smaller, it is reported"
 
 
@@ -148,22 +150,23 @@ Branch = tuple[float, list[Pair]]
 divergence is the largest over its pairs."""
 
 
-def tight_branches(terms: list[Term], mechanism: Mechanism, renyi: bool = False) -> list[Branch]:
-    """The dominating pairs of every term of a case (``renyi``: for Rényi divergences, which
+def tight_branches(terms: list[Term], mechanism: Mechanism,
+                   quantity: Quantity = Quantity.ADP) -> list[Branch]:
+    """The dominating pairs of every term of a case (for Rényi divergences, which
     some patterns have a solver for that gives no pair: :meth:`Mechanism.renyi_pairs`)."""
     for term in terms:
         if not isinstance(term, Term):
             raise InvalidSpecification(
                 "terms must be Term objects (Term.of_probability or Term.of_log_probability), "
                 f"got {type(term).__name__}", parameter="terms")
-    solve = mechanism.renyi_pairs if renyi else mechanism.tight_pairs
+    solve = mechanism.renyi_pairs if quantity.renyi else mechanism.tight_pairs
     return [(log_weight, solve(problem)) for log_weight, problem in terms]
 
 
 def terms_log_psi(terms: list[Term], mechanism: Mechanism, alphas: np.ndarray,
                   limit: bool = True) -> Bounds:
     """``log Σ_t P(t) · max_pairs Ψ_α(pair)`` for one case (tight, as upper bounds)."""
-    return branches_log_psi(tight_branches(terms, mechanism, renyi=True), alphas, limit)
+    return branches_log_psi(tight_branches(terms, mechanism, Quantity.RDP), alphas, limit)
 
 
 def terms_delta(terms: list[Term], mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
@@ -201,7 +204,7 @@ def _pair_log_psi(pair, alphas: np.ndarray, limit: bool) -> Bounds:
 def _tight_rdp(setting, mechanism: Mechanism, alphas: np.ndarray, limit: bool = True) -> Bounds:
     """The setting's bound through its dominating pairs; where a case has no exact solver, the
     smaller of that sound bound and the agnostic one (both sound: the best is reported)."""
-    branches, how = solved(setting, mechanism, renyi=True)
+    branches, how = solved(setting, mechanism, Quantity.RDP)
     found = per_order(maximum([branches_log_psi(b, alphas, limit) for b in branches]), alphas)
     return found if exact(how) else minimum([found, _agnostic_rdp(setting, mechanism, alphas)])
 

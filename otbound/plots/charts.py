@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from otbound.choices import Quantity
 from otbound.errors import UnsupportedOperation
 from otbound.optional import optional_module
 
@@ -185,14 +186,15 @@ def _number(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def one_step_chart(results: Sequence[dict], inputs: str, outputs: str) -> Chart:
+def one_step_chart(results: Sequence[dict], quantity: Quantity) -> Chart:
     """``rdp``/``adp`` output (one result per method, as in their JSON) as one panel with a
     line per method: ε over α, or δ over ε."""
     labels = {"alpha": "order α", "epsilon": "ε"}
-    ylabel = "RDP ε(α)" if outputs == "epsilon" else "δ(ε)"
+    inputs, outputs = quantity.axis, quantity.output
     series = tuple(Series(result["method"], tuple(result[inputs]), tuple(result[outputs]),
                           colour=i, style=i) for i, result in enumerate(results))
-    kind = "Rényi DP" if outputs == "epsilon" else "approximate DP"
+    ylabel = "RDP ε(α)" if quantity.renyi else "δ(ε)"
+    kind = "Rényi DP" if quantity.renyi else "approximate DP"
     return Chart((Panel(series, labels[inputs], ylabel),),
                  f"{kind} of one step: {setting_title(results[0]['setting'])}")
 

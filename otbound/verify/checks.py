@@ -26,6 +26,7 @@ from typing import Callable, Sequence
 import numpy as np
 import sympy as sp
 
+from otbound.choices import Quantity
 from otbound.engine import symbols
 from otbound.engine.batches import Batch, Content
 from otbound.engine.bound import CaseBound
@@ -128,16 +129,17 @@ class Instance:
         fields.update({str(k): str(v) for k, v in self.values.items()})
         return fields
 
-    def solved_terms(self, mechanism: Mechanism, renyi: bool = False) -> list[Term]:
+    def solved_terms(self, mechanism: Mechanism,
+                     quantity: Quantity = Quantity.ADP) -> list[Term]:
         """The terms as the numbers evaluate them: a problem the mechanism has no exact solver
         for, but one for its relaxation to 003 Thm. 3.7's pattern, is relaxed (sound, not
         tight: :func:`~otbound.numerics.derived.relaxed_to_pattern`) — except, for Rényi
-        divergences (``renyi``), 001 Thm. 3.6's three points with Gaussian noise, which the
+        divergences (``Quantity.RDP``), 001 Thm. 3.6's three points with Gaussian noise, which the
         certified solver of :mod:`~otbound.numerics.three_point` takes as they are. A published
         statement (``lower``) is never relaxed."""
         def kept(problem: NumericProblem) -> bool:
             return (self.lower or exactly_solvable(problem, mechanism)
-                    or renyi and three_point.solves(problem, mechanism))
+                    or quantity.renyi and three_point.solves(problem, mechanism))
 
         return [term if kept(term.problem)
                 else Term(term.log_probability, relaxed_to_pattern(term.problem) or term.problem)
@@ -145,7 +147,7 @@ class Instance:
 
     def bound_log_psi(self, mechanism: Mechanism, alphas) -> np.ndarray:
         """``log Ψ_α`` of the bound: its upper end (its lower end when ``lower``)."""
-        return self._end(terms_log_psi(self.solved_terms(mechanism, renyi=True), mechanism,
+        return self._end(terms_log_psi(self.solved_terms(mechanism, Quantity.RDP), mechanism,
                                        np.asarray(alphas, dtype=float)))
 
     def bound_delta(self, mechanism: Mechanism, epsilons) -> np.ndarray:
@@ -307,7 +309,7 @@ def worst_case_function(instance: Instance, values: np.ndarray) -> TableFunction
     return TableFunction(table, label="f = value of the worst component of the batch's event")
 
 
-def worst_function(instance: Instance, mechanism: Mechanism, kind: str,
+def worst_function(instance: Instance, mechanism: Mechanism, quantity: Quantity,
                    point: float) -> TableFunction:
     """The worst-case construction for RDP at order ``point`` or ADP at ``ε = point``: the
     solver candidate with the largest divergence, turned into a function on batches."""
@@ -315,7 +317,7 @@ def worst_function(instance: Instance, mechanism: Mechanism, kind: str,
 
     def divergence_of(candidate) -> float:
         pair = candidate[0]
-        if kind == "RDP":
+        if quantity is Quantity.RDP:
             return log_psi_curve(pair, [point])[0].value
         return hockey_stick_curve(pair, [point])[0].value
 
@@ -328,11 +330,11 @@ def check_tightness(instance: Instance, mechanism: Mechanism, alphas, epsilons) 
     if len(instance.terms) != 1:
         return []
     findings = []
-    for kind, points in (("RDP", alphas), ("ADP", epsilons)):
+    for quantity, points in ((Quantity.RDP, alphas), (Quantity.ADP, epsilons)):
         for point in points:
-            function = worst_function(instance, mechanism, kind, point)
+            function = worst_function(instance, mechanism, quantity, point)
             exact_pair = instance.exact_pair(mechanism, function)
-            if kind == "RDP":
+            if quantity is Quantity.RDP:
                 bound = instance.bound_log_psi(mechanism, [point])[0] / (point - 1)
                 observed = divergence.independent_log_psi(exact_pair, point) / (point - 1)
             else:
@@ -340,8 +342,8 @@ def check_tightness(instance: Instance, mechanism: Mechanism, alphas, epsilons) 
                 observed = divergence.delta(exact_pair, point)
             close = abs(observed - bound) <= TIGHTNESS_TOLERANCE * max(abs(bound), 1e-300)
             findings.append(Finding(
-                f"tightness {kind}", {**instance.describe(), "mechanism": mechanism.name,
-                                      ("alpha" if kind == "RDP" else "epsilon"): point},
+                f"tightness {quantity.name}", {**instance.describe(), "mechanism": mechanism.name,
+                                      quantity.axis: point},
                 bound, observed, "tight" if close else "NOT TIGHT", function.describe()))
     return findings
 
@@ -526,17 +528,17 @@ def check_soundness(instance: Instance, mechanism: Mechanism, cases: int,
 
 # --- Monte Carlo ----------------------------------------------------------------------------
 
-def check_monte_carlo(instance: Instance, mechanism: Mechanism, kind: str, function,
-                      worst_case: bool, samples: int, rng: np.random.Generator,
+def check_monte_carlo(instance: Instance, mechanism: Mechanism, quantity: Quantity,
+                      function, worst_case: bool, samples: int, rng: np.random.Generator,
                       point: float) -> Finding:
-    """A sampled estimate of δ(ε) (``kind = "ADP"``) or Ψ_α (``"RDP"``): the bound is never below
-    the interval, and at the worst case the interval contains it; an interval too wide to refute
-    the bound, or whose lower end is not above the bound lowered by 5 % (so that it could not
-    have caught that), is "uninformative"."""
+    """A sampled estimate of δ(ε) (``Quantity.ADP``) or Ψ_α (``Quantity.RDP``): the bound is
+    never below the interval, and at the worst case the interval contains it; an interval too
+    wide to refute the bound, or whose lower end is not above the bound lowered by 5 % (so that
+    it could not have caught that), is "uninformative"."""
     x, _ = instance.datasets
     pair = instance.exact_pair(mechanism, function)
     outputs = montecarlo.sample_outputs(instance.scheme, x, function, mechanism, samples, rng)
-    if kind == "ADP":
+    if quantity is Quantity.ADP:
         estimate = montecarlo.estimate_delta(pair, outputs, point)
         bound, where = instance.bound_delta(mechanism, [point])[0], {"epsilon": point}
     else:
@@ -551,7 +553,7 @@ def check_monte_carlo(instance: Instance, mechanism: Mechanism, kind: str, funct
     lowered = (1 - montecarlo.INFORMATIVE) * bound
     if verdict == "consistent" and not (estimate.informative(bound) and estimate.lower > lowered):
         verdict = "uninformative"
-    return Finding(f"Monte Carlo {kind}" + (" (worst case)" if worst_case else ""),
+    return Finding(f"Monte Carlo {quantity.name}" + (" (worst case)" if worst_case else ""),
                    {**instance.describe(), "mechanism": mechanism.name, "samples": samples,
                     **where},
                    bound, estimate.value, verdict,
@@ -593,27 +595,27 @@ def check_mutations(instance: Instance, mechanism: AdditiveNoise, alpha: float,
     (pair, values), = mechanism.worst_components(problem)
     function = worst_case_function(instance, values)
     exact = instance.exact_pair(mechanism, function)
-    observed = {"RDP": divergence.independent_log_psi(exact, alpha) / (alpha - 1),
-                "ADP": divergence.delta(exact, epsilon)}
+    observed = {Quantity.RDP: divergence.independent_log_psi(exact, alpha) / (alpha - 1),
+                Quantity.ADP: divergence.delta(exact, epsilon)}
     x, x_prime = instance.datasets
     findings = []
     for name, mutate in mutations(float(instance.values[symbols.r])).items():
         wrong = mutate(pair)
-        claimed = {"RDP": log_psi_curve(wrong, [alpha])[0].value / (alpha - 1),
-                   "ADP": hockey_stick_curve(wrong, [epsilon])[0].value}
-        for kind in ("RDP", "ADP"):
-            gap = observed[kind] - claimed[kind]
-            scale = max(abs(claimed[kind]), 1e-300)
+        claimed = {Quantity.RDP: log_psi_curve(wrong, [alpha])[0].value / (alpha - 1),
+                   Quantity.ADP: hockey_stick_curve(wrong, [epsilon])[0].value}
+        for quantity in (Quantity.RDP, Quantity.ADP):
+            gap = observed[quantity] - claimed[quantity]
+            scale = max(abs(claimed[quantity]), 1e-300)
             verdict = ("caught" if abs(gap) > TIGHTNESS_TOLERANCE * scale else "MISSED")
             reason = "unsound" if gap > 0 else "not tight"
             findings.append(Finding(
-                f"mutation: {name} ({kind})",
+                f"mutation: {name} ({quantity.name})",
                 {**instance.describe(), "mechanism": mechanism.name,
-                 ("alpha" if kind == "RDP" else "epsilon"): alpha if kind == "RDP" else epsilon},
-                claimed[kind], observed[kind], verdict,
+                 quantity.axis: alpha if quantity is Quantity.RDP else epsilon},
+                claimed[quantity], observed[quantity], verdict,
                 f"{reason}: x = {{{', '.join(sorted(x))}}}, x' = {{{', '.join(sorted(x_prime))}}}, "
-                f"{function.describe()}; observed {observed[kind]:.12g} vs claimed "
-                f"{claimed[kind]:.12g}"))
+                f"{function.describe()}; observed {observed[quantity]:.12g} vs claimed "
+                f"{claimed[quantity]:.12g}"))
     return findings
 
 
@@ -752,27 +754,29 @@ def check_published_statement(derived: Instance, published: Instance, mechanism:
     Where the derived bound is tight this compares the published statement with the true
     divergence (001 Thm. 3.4 and Prop. 3.5 give the bound; the construction attains it)."""
     pairs = [(c, derived.exact_pair(mechanism, c.function)) for c in constructions]
-    claimed = {"RDP": published.bound_log_psi(mechanism, alphas) / (np.asarray(alphas) - 1),
-               "ADP": published.bound_delta(mechanism, epsilons)}
+    claimed = {Quantity.RDP: (published.bound_log_psi(mechanism, alphas)
+                              / (np.asarray(alphas) - 1)),
+               Quantity.ADP: published.bound_delta(mechanism, epsilons)}
     findings = []
-    for kind, points in (("RDP", alphas), ("ADP", epsilons)):
-        for point, bound in zip(points, claimed[kind]):
+    for quantity, points in ((Quantity.RDP, alphas), (Quantity.ADP, epsilons)):
+        for point, bound in zip(points, claimed[quantity]):
             observed, construction = max(   # NaN first: it must not be hidden
-                ((_exact(kind, pair, point), c) for c, pair in pairs),
+                ((_exact(quantity, pair, point), c) for c, pair in pairs),
                 key=lambda item: math.inf if math.isnan(item[0]) else item[0])
-            findings.append(_published_finding(derived, mechanism, kind, point, float(bound),
+            findings.append(_published_finding(derived, mechanism, quantity, point, float(bound),
                                                observed, construction))
     return findings
 
 
-def _exact(kind: str, pair, point: float) -> float:
-    if kind == "RDP":
+def _exact(quantity: Quantity, pair, point: float) -> float:
+    if quantity is Quantity.RDP:
         return divergence.independent_log_psi(pair, point) / (point - 1)
     return divergence.delta(pair, point)
 
 
-def _published_finding(instance: Instance, mechanism: Mechanism, kind: str, point: float,
-                       bound: float, observed: float, construction: Construction) -> Finding:
+def _published_finding(instance: Instance, mechanism: Mechanism, quantity: Quantity,
+                       point: float, bound: float, observed: float,
+                       construction: Construction) -> Finding:
     """One row of :func:`check_published_statement`, with its witness."""
     if math.isnan(bound) or math.isnan(observed):
         verdict, relation = "NO VALUE", "?"
@@ -780,10 +784,10 @@ def _published_finding(instance: Instance, mechanism: Mechanism, kind: str, poin
         verdict, relation = "sound", "<="
     else:
         verdict, relation = "UNSOUND", ">"
-    where = f"{kind} {'α' if kind == 'RDP' else 'ε'} = {point:g}"
+    where = f"{quantity.name} {'α' if quantity is Quantity.RDP else 'ε'} = {point:g}"
     witness = (f"{construction.function.describe()}; {_datasets_text(instance)}; {where}: exact "
                f"{observed:.12g} {relation} published {bound:.12g}")
-    return Finding(f"published statement {kind}",
+    return Finding(f"published statement {quantity.name}",
                    {**instance.describe(), "mechanism": mechanism.name,
-                    ("alpha" if kind == "RDP" else "epsilon"): point},
+                    quantity.axis: point},
                    bound, observed, verdict, witness)

@@ -53,6 +53,7 @@ from typing import Mapping
 import numpy as np
 from scipy.special import logsumexp
 
+from otbound.choices import Quantity
 from otbound.engine.schemes import Poisson, Scheme, WithoutReplacement, WithReplacement
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
@@ -310,7 +311,7 @@ def worst_table(instance: Instance, mechanism: Mechanism, epsilon: float) -> Tab
     (:func:`~otbound.verify.checks.worst_function`), or :func:`hit_function` when the bound
     has several terms (the verifier claims no tightness there and runs no row)."""
     if len(instance.terms) == 1:
-        return worst_function(instance, mechanism, "ADP", epsilon)
+        return worst_function(instance, mechanism, Quantity.ADP, epsilon)
     return hit_function(instance, mechanism)
 
 

@@ -11,6 +11,7 @@ from typing import Callable
 
 import numpy as np
 
+from otbound.choices import Quantity
 from otbound.engine import symbols
 from otbound.engine.bound import CaseBound, MixtureBound
 from otbound.engine.conditionals import ConcreteConditionals
@@ -460,10 +461,10 @@ def verify_derivation(derivation: Derivation | DerivationReport, max_n: int = 6,
         if claimed:
             findings += check_tightness(instance, mechanism, ALPHAS, EPSILONS)
         findings.append(check_soundness(instance, mechanism, per_combo, rng, ALPHAS, EPSILONS))
-        for kind, point in (("ADP", EPSILONS[0]), ("RDP", ALPHAS[0])):
-            function = (worst_function(instance, mechanism, kind, point) if claimed
+        for quantity, point in ((Quantity.ADP, EPSILONS[0]), (Quantity.RDP, ALPHAS[0])):
+            function = (worst_function(instance, mechanism, quantity, point) if claimed
                         else random_function(instance, mechanism, rng))
-            findings.append(check_monte_carlo(instance, mechanism, kind, function, claimed,
+            findings.append(check_monte_carlo(instance, mechanism, quantity, function, claimed,
                                               MONTE_CARLO_SAMPLES, rng, point))
         if claimed:
             findings += _independent_mc(instance, mechanism, mc_draws, independent_rng, skipped)
