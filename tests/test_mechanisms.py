@@ -97,6 +97,17 @@ def test_relaxation_scales_the_pattern_by_the_smallest_factor_that_covers_the_co
     assert list(exact.p_means) == [0, 2.5] and list(exact.q_means) == [0, -1]
 
 
+def test_no_relaxation_to_the_pattern_when_the_shared_components_may_differ():
+    """The pattern fixes ``d(L₁, R₁) = 0``: a problem that allows ``d(L₁, R₁) = 1`` is covered
+    by no stretch of it (scaling the other bounds does not make it a relaxation)."""
+    unit = poisson_problem(0.2, 1, 1)
+    bounds = np.array(stretched_pattern(1, 1, 2, 2)) + 1 - np.eye(4)
+    problem = NumericProblem(unit.left, unit.right,
+                             ConstraintMatrix(unit.closed().labels, tuple(map(tuple, bounds))))
+    assert problem.closed().bounds[0][2] == 1
+    assert relaxed_to_pattern(problem) is None
+
+
 @pytest.mark.parametrize("theta, alpha", [(0.6, 2.0), (0.75, 3.5), (0.9, 20.0)])
 def test_randomized_response_solver_reproduces_thm_3_7(theta, alpha):
     problem = wor_substitution_problem(5, 100)

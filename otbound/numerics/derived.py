@@ -498,7 +498,8 @@ def _relaxed_pairs(problem: NumericProblem, mechanism) -> list | None:
 def relaxed_to_pattern(problem: NumericProblem) -> NumericProblem | None:
     """The problem with its constraints loosened to 003 Thm. 3.7's pattern scaled by the
     smallest factor ``c`` that bounds every closed constraint (``c`` = the largest ratio of a
-    closed bound to the pattern's), or ``None`` when some constraint is unbounded.
+    closed bound to the pattern's), or ``None`` when none does (a constraint unbounded, or
+    ``d(L₁, R₁) > 0``, which the pattern fixes at 0).
 
     Every configuration feasible for the problem's closed constraints is feasible for a pattern
     that bounds each distance at least as loosely, so the maximum can only grow: an exact solver
@@ -511,11 +512,19 @@ def relaxed_to_pattern(problem: NumericProblem) -> NumericProblem | None:
     pattern = np.array(unit.bounds, dtype=float)
     if not np.isfinite(closed).all() or closed.size == 1:
         return None
-    off_diagonal = pattern > 0
-    stretch = float(np.max(closed[off_diagonal] / pattern[off_diagonal]))
+    if np.any(closed[pattern == 0] > 0):   # L₁ = R₁ in the pattern: no stretch covers d > 0
+        return None
+    spaced = pattern > 0
+    stretch = float(np.max(closed[spaced] / pattern[spaced]))
     if stretch <= 0:
         return None
-    scaled = stretched_pattern(inserted, removed, stretch, stretch)
+    for _ in range(8):   # the products may round below a closed bound: one ulp more each time
+        scaled = stretched_pattern(inserted, removed, stretch, stretch)
+        if np.all(closed <= np.array(scaled, dtype=float)):
+            break
+        stretch = math.nextafter(stretch, math.inf)
+    else:
+        return None
     bounds = tuple(tuple(float(b) for b in row) for row in scaled)
     return NumericProblem(problem.left, problem.right, ConstraintMatrix(unit.labels, bounds))
 
