@@ -203,10 +203,25 @@ def _pair_log_psi(pair, alphas: np.ndarray, limit: bool) -> Bounds:
 
 def _tight_rdp(setting, mechanism: Mechanism, alphas: np.ndarray, limit: bool = True) -> Bounds:
     """The setting's bound through its dominating pairs; where a case has no exact solver, the
-    smaller of that sound bound and the agnostic one (both sound: the best is reported)."""
+    smaller of that sound bound and the agnostic one (both sound: the best is reported), and
+    the agnostic one alone at the orders a solver does not cover (the certified three-point
+    solver's, above :data:`~otbound.numerics.three_point.MAX_ORDER`)."""
     branches, how = solved(setting, mechanism, Quantity.RDP)
-    found = per_order(maximum([branches_log_psi(b, alphas, limit) for b in branches]), alphas)
-    return found if exact(how) else minimum([found, _agnostic_rdp(setting, mechanism, alphas)])
+    covered = np.ones(alphas.size, dtype=bool)
+    for pair in (p for case in branches for _, pairs in case for p in pairs):
+        if isinstance(pair, ThreePointMaximum):
+            covered &= pair.covers(alphas)
+    if exact(how) and covered.all():
+        return per_order(maximum([branches_log_psi(b, alphas, limit) for b in branches]), alphas)
+    best = _agnostic_rdp(setting, mechanism, alphas)
+    if covered.any():
+        at = alphas[covered]
+        found = per_order(maximum([branches_log_psi(b, at, limit) for b in branches]), at)
+        mixed = minimum([found, Bounds(best.upper[covered], best.estimate[covered])])
+        upper, estimate = best.upper.copy(), best.estimate.copy()
+        upper[covered], estimate[covered] = mixed.upper, mixed.estimate
+        best = Bounds(upper, estimate)
+    return best
 
 
 def _agnostic_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:

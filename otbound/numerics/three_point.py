@@ -579,7 +579,8 @@ def _partition(bound, margin: float, max_boxes: int) -> list[_Box] | None:
 BASIS = ("001 Thm. 3.6's three-point pattern solved for the Gaussian mechanism by a certified "
          "branch-and-bound over the means' Gram parameters in ball arithmetic "
          "(otbound.numerics.three_point): the maximum lies in [epsilon − error, epsilon]; "
-         "orders that are not integers use the next integer")
+         "orders that are not integers use the next integer; above order "
+         f"{MAX_ORDER}, which it does not cover, the mechanism-agnostic bound")
 """What a value from :class:`ThreePointMaximum` rests on (printed with it)."""
 
 
@@ -622,6 +623,10 @@ class ThreePointMaximum:
 
     w: Fraction
     sigma: float
+
+    def covers(self, alphas) -> np.ndarray:
+        """Which orders the certificate is computed for (``⌈α⌉ ≤`` :data:`MAX_ORDER`)."""
+        return np.ceil(np.atleast_1d(np.asarray(alphas, dtype=float))) <= MAX_ORDER
 
     def log_psi(self, alphas) -> Bounds:
         """``log Ψ_α`` bounded by the certificate at ``⌈α⌉`` (``ε(α)`` never decreases in
