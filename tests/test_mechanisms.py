@@ -13,7 +13,7 @@ from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
 from otbound.numerics.pairs import MixturePair
 from otbound.engine.bound import ConstraintMatrix
-from otbound.numerics.derived import relaxed_to_pattern
+from otbound.numerics.solvers import relaxed_to_pattern
 from otbound.numerics.problems import NumericProblem, stretched_pattern
 from otbound.numerics.renyi import log_psi
 

@@ -6,8 +6,10 @@ The engine's bound is a public mixture of two branches whose weights are
 and ``q̃`` with scipy (``TruncatedPoissonSetting``), and they are raised by its
 ``PROBABILITY_ERROR`` (relative), which can only enlarge the bound: a branch's divergence is
 non-negative (hockey stick) or at least one (``Ψ_α``), and each branch problem grows with its
-rate. The mechanism's worst-case solver turns
-each branch into dominating pairs, as for every derivation.
+rate. The solver registry (:mod:`otbound.numerics.solvers`) turns each branch into dominating
+pairs, as for every derivation: replace-one and zero-out branches through its relaxation to one
+stretch per chain (their two inserted components' mutual constraint dropped), whose Gaussian
+worst case is 002 Thm. 3.4's pair, resp. Thm. 3.3's.
 """
 
 from __future__ import annotations
@@ -16,11 +18,9 @@ import functools
 import math
 
 from otbound.choices import Neighbouring
-from otbound.engine.bound import ConstraintMatrix
 from otbound.engine.relations import BatchRelation
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.mechanisms import Mechanism
-from otbound.numerics.problems import NumericProblem, Term
 
 SOURCES = {Neighbouring.ADD_REMOVE: "002 Thm. 3.1", Neighbouring.ZERO_OUT: "002 Thm. 3.3",
            Neighbouring.REPLACE_ONE: "002 Thm. 3.4"}
@@ -56,23 +56,6 @@ def batch_relation(neighbouring: Neighbouring) -> BatchRelation:
             else BatchRelation.SUBSTITUTION)
 
 
-def relaxed(problem: NumericProblem) -> NumericProblem:
-    """Replace-one and zero-out: drop the constraint ``d_Y(y_A2, y_E2)`` between the two
-    inserted components (replace-one: ``≤ 2``, the closure then gives 4 in the truncated branch
-    and 2 in the other; zero-out: ``≤ 1``, then 3). The feasible set grows, so the bound can only
-    grow; the Gaussian solver has an exact worst case for the relaxed pattern (003 Thm. 3.7
-    scaled), which is 002 Thm. 3.4's pair, resp. 002 Thm. 3.3's."""
-    closed = problem.constraints.closure()
-    labels = closed.labels
-    if "y'" not in labels or "z'" not in labels:
-        return problem
-    i, j = labels.index("y'"), labels.index("z'")
-    rows = [list(row) for row in closed.bounds]
-    rows[i][j] = rows[j][i] = math.inf
-    loose = ConstraintMatrix(labels, tuple(tuple(row) for row in rows)).closure()
-    return NumericProblem(problem.left, problem.right, loose)
-
-
 def derived_cases(rate: float, truncation: float, branch_rate: float, mechanism: Mechanism,
                   margin: float,
                   neighbouring: Neighbouring = Neighbouring.ADD_REMOVE) -> list[list]:
@@ -83,10 +66,8 @@ def derived_cases(rate: float, truncation: float, branch_rate: float, mechanism:
 
     values = {"r": rate, "w": truncation,
               "q_trunc": min(branch_rate * (1 + margin), 1.0) if truncation > 0 else 0.0}
-    cases = [[Term(term.log_probability, relaxed(term.problem)) for term in terms]
-             for terms in evaluate(derived(neighbouring), values)]
-    solved, how = solved_cases(cases, mechanism)
-    if not how.startswith("tight"):
+    solved, how = solved_cases(evaluate(derived(neighbouring), values), mechanism)
+    if how.startswith("mechanism-agnostic"):
         raise UnsupportedOperation(f"truncated Poisson: {how}")
     raised = math.log1p(margin)
     return [[(log_probability + raised, pairs) for log_probability, pairs in branches]

@@ -4,10 +4,10 @@ For sampling without replacement under substitution, otbound's Gaussian solver h
 ``K = 1`` only, by the certified three-point solver (001 Thm. 3.6,
 :mod:`otbound.numerics.three_point`); for ``K``-fold substitution (``wor-group-substitution``)
 the constraint ``d(L_t, R_u) ≤ max(t, u)`` between the two mixtures is not a pattern it
-recognises, so :func:`otbound.audit.references.subsampled` gives only the mechanism-agnostic
-bound (001 Prop. E.5). This module adds, for the Gaussian mechanism:
+recognises exactly. This module adds, for the Gaussian mechanism:
 
-* **a relaxed upper end** (:func:`relaxed_substitution_log_psi`): keep the derived bound's
+* **a relaxed upper end** (:func:`relaxed_substitution_log_psi`, the solver registry's
+  relaxation of :mod:`otbound.numerics.solvers`): keep the derived bound's
   weights and its constraints within each mixture (``d(L_t, L_u) ≤ |t − u|``,
   ``d(R_t, R_u) ≤ |t − u|``, ``L_0 = R_0``) and drop the constraints across the mixtures. The
   feasible set only grows, so the maximum is an upper bound; and by 001 Thm. H.12 (arbitrary
@@ -39,12 +39,10 @@ import mpmath as mp
 import numpy as np
 
 from otbound.audit.claims import Reference
-from otbound.choices import Quantity
-from otbound.choices import SchemeKind
+from otbound.choices import Quantity, SchemeKind
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism
 from otbound.numerics.pairs import Family, MixturePair
-from otbound.numerics.problems import NumericProblem, insert_remove_pattern
 from otbound.numerics.rounding import Bounds
 from otbound.numerics.settings import Subsampling
 
@@ -140,10 +138,11 @@ def _shown_share(share: float) -> tuple[str, str]:
 def relaxed_substitution_log_psi(setting: Subsampling, mechanism: Mechanism,
                                  alpha: float) -> Bounds:
     """An upper bound on ``log Ψ_α`` for sampling without replacement and ``K``-fold substitution
-    with the Gaussian mechanism: the derived bound with its cross-mixture constraints dropped,
-    solved by 001 Thm. H.12 (see the module docstring). Each relaxed constraint is checked to be
-    no tighter than the derived one, so the feasible set can only grow."""
+    with the Gaussian mechanism: the derived bound as the solver registry relaxes it (its
+    cross-mixture constraints loosened to 003 Thm. 3.7's pattern, solved by 001 Thm. H.12; see
+    the module docstring and :mod:`otbound.numerics.solvers`)."""
     from otbound.numerics.one_step import branches_log_psi
+    from otbound.numerics.solvers import solve
 
     mechanism = _additive(mechanism)
     if mechanism.family is not Family.GAUSSIAN:
@@ -151,13 +150,11 @@ def relaxed_substitution_log_psi(setting: Subsampling, mechanism: Mechanism,
     branches = []
     for terms in setting.cases():
         for log_probability, problem in terms:
-            pattern = insert_remove_pattern(problem.right.size - 1, problem.left.size - 1)
-            derived = np.array(problem.closed().bounds, dtype=float)
-            if not np.all(derived <= np.array(pattern.bounds, dtype=float)):
-                raise UnsupportedOperation("the derived bound is not a tightening of the pattern "
-                                           "of 003 Thm. 3.7: no relaxation to it")
-            relaxed = NumericProblem(problem.left, problem.right, pattern)
-            branches.append((log_probability, mechanism.tight_pairs(relaxed)))
+            found = solve(problem, mechanism)
+            if found is None:
+                raise UnsupportedOperation("no registered relaxation of the derived bound's "
+                                           "problem has a Gaussian solver")
+            branches.append((log_probability, found.pairs))
     return branches_log_psi(branches, np.array([float(alpha)]))
 
 

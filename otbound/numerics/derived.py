@@ -28,7 +28,8 @@ from otbound.engine.report import ALL_SIZES, LOOSE
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics import three_point
 from otbound.numerics.limits import show
-from otbound.numerics.problems import NumericProblem, Term, insert_remove_pattern, stretched_pattern
+from otbound.numerics.problems import NumericProblem, Term
+from otbound.numerics.solvers import solve
 from otbound.numerics.three_point import ThreePointMaximum
 
 if TYPE_CHECKING:
@@ -450,23 +451,22 @@ def derived_setting(derivation: "Derivation", values: Mapping[str, object]) -> D
 def solved_cases(cases: list[list[Term]], mechanism,
                  quantity: Quantity = Quantity.ADP) -> tuple[list[list], str]:
     """Dominating pairs for every case (as branches: log-probability and pairs), and how they
-    were found: the mechanism's worst-case solver where it recognises a problem's constraint
-    pattern (tight; for Rényi divergences, its Rényi solvers), else its solution of the
-    problem relaxed to 003 Thm. 3.7's pattern (:func:`relaxed_to_pattern`; sound, not tight),
-    else a mechanism-agnostic bound — by joint convexity over the product coupling of the two
-    mixtures, ``Σ_ij w_i v_j · pair(D[L_i, R_j])`` — each said so."""
+    were found: the solver registry's answer for each problem (:func:`~otbound.numerics.
+    solvers.solve`: the mechanism's worst case of the problem, tight, or of a registered sound
+    relaxation), else a mechanism-agnostic bound — by joint convexity over the product coupling
+    of the two mixtures, ``Σ_ij w_i v_j · pair(D[L_i, R_j])`` — each said so."""
     solved, relaxed, agnostic = [], [], []
     for terms in cases:
         branches = []
         for log_probability, problem in terms:
-            try:
-                solve = mechanism.renyi_pairs if quantity.renyi else mechanism.tight_pairs
-                branches.append((log_probability, solve(problem)))
-            except UnsupportedOperation as error:
-                pairs = _relaxed_pairs(problem, mechanism)
-                (agnostic if pairs is None else relaxed).append(str(error))
-                branches.extend(_product_branches(log_probability, problem, mechanism)
-                                if pairs is None else [(log_probability, pairs)])
+            solution = solve(problem, mechanism, quantity)
+            if solution is None:
+                agnostic.append(_refusal(problem, mechanism))
+                branches.extend(_product_branches(log_probability, problem, mechanism))
+                continue
+            if solution.relaxation is not None:
+                relaxed.append(f"{solution.relaxation}; {_refusal(problem, mechanism)}")
+            branches.append((log_probability, solution.pairs))
         solved.append(branches)
     if not agnostic and not relaxed:
         if any(isinstance(pair, ThreePointMaximum)
@@ -484,49 +484,13 @@ def solved_cases(cases: list[list[Term]], mechanism,
                     f"({agnostic[0]})")
 
 
-def _relaxed_pairs(problem: NumericProblem, mechanism) -> list | None:
-    """The mechanism's exact pairs for the problem relaxed to 003 Thm. 3.7's pattern, if any."""
-    loose = relaxed_to_pattern(problem)
-    if loose is None:
-        return None
+def _refusal(problem: NumericProblem, mechanism) -> str:
+    """Why the mechanism has no exact solver for the problem itself (its own words)."""
     try:
-        return mechanism.tight_pairs(loose)
-    except UnsupportedOperation:
-        return None
-
-
-def relaxed_to_pattern(problem: NumericProblem) -> NumericProblem | None:
-    """The problem with its constraints loosened to 003 Thm. 3.7's pattern scaled by the
-    smallest factor ``c`` that bounds every closed constraint (``c`` = the largest ratio of a
-    closed bound to the pattern's), or ``None`` when none does (a constraint unbounded, or
-    ``d(L₁, R₁) > 0``, which the pattern fixes at 0).
-
-    Every configuration feasible for the problem's closed constraints is feasible for a pattern
-    that bounds each distance at least as loosely, so the maximum can only grow: an exact solver
-    for the pattern gives a sound bound (not tight). Under substitution the cross bounds
-    ``d(L_t, R_u) ≤ max(t − 1, u − 1)`` of sampling with replacement become ``(t − 1) + (u − 1)``,
-    which the triangle inequality through ``L_1 = R_1`` implies anyway."""
-    inserted, removed = problem.right.size - 1, problem.left.size - 1
-    closed = np.array(problem.closed().bounds, dtype=float)
-    unit = insert_remove_pattern(inserted, removed)
-    pattern = np.array(unit.bounds, dtype=float)
-    if not np.isfinite(closed).all() or closed.size == 1:
-        return None
-    if np.any(closed[pattern == 0] > 0):   # L₁ = R₁ in the pattern: no stretch covers d > 0
-        return None
-    spaced = pattern > 0
-    stretch = float(np.max(closed[spaced] / pattern[spaced]))
-    if stretch <= 0:
-        return None
-    for _ in range(8):   # the products may round below a closed bound: one ulp more each time
-        scaled = stretched_pattern(inserted, removed, stretch, stretch)
-        if np.all(closed <= np.array(scaled, dtype=float)):
-            break
-        stretch = math.nextafter(stretch, math.inf)
-    else:
-        return None
-    bounds = tuple(tuple(float(b) for b in row) for row in scaled)
-    return NumericProblem(problem.left, problem.right, ConstraintMatrix(unit.labels, bounds))
+        mechanism.tight_pairs(problem)
+    except UnsupportedOperation as error:
+        return str(error)
+    return "its Rényi solver does not apply"
 
 
 def agnostic_cases(cases: list[list[Term]], mechanism) -> list[list]:

@@ -201,15 +201,17 @@ def _pair_log_psi(pair, alphas: np.ndarray, limit: bool) -> Bounds:
     return Bounds.of(curve(pair, alphas, limit=limit))
 
 
-def _tight_rdp(setting, mechanism: Mechanism, alphas: np.ndarray, limit: bool = True) -> Bounds:
+def _tight_rdp(setting, mechanism: Mechanism, alphas: np.ndarray, limit: bool = True,
+               uncovered: bool = True) -> Bounds:
     """The setting's bound through its dominating pairs; where a case has no exact solver, the
     smaller of that sound bound and the agnostic one (both sound: the best is reported), and
-    the agnostic one alone at the orders a solver does not cover (the certified three-point
-    solver's, above :data:`~otbound.numerics.three_point.MAX_ORDER`)."""
+    (``uncovered``) the agnostic one alone at the orders a solver does not cover (the certified
+    three-point solver's, above :data:`~otbound.numerics.three_point.MAX_ORDER`; without
+    ``uncovered``, such orders are refused)."""
     branches, how = solved(setting, mechanism, Quantity.RDP)
     covered = np.ones(alphas.size, dtype=bool)
     for pair in (p for case in branches for _, pairs in case for p in pairs):
-        if isinstance(pair, ThreePointMaximum):
+        if isinstance(pair, ThreePointMaximum) and uncovered:
             covered &= pair.covers(alphas)
     if exact(how) and covered.all():
         return per_order(maximum([branches_log_psi(b, alphas, limit) for b in branches]), alphas)
@@ -444,7 +446,8 @@ def _posthoc_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
     depth = math.ceil(math.log2(size)) if size > 1 else 0
 
     def group(orders: np.ndarray) -> Bounds:
-        return _mironov_group(lambda o: _tight_rdp(single, mechanism, o, False),
+        # the certified three-point solver's orders are not searched over (seconds each)
+        return _mironov_group(lambda o: _tight_rdp(single, mechanism, o, False, False),
                               np.atleast_1d(orders), depth)
 
     if depth == 0:

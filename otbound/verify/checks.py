@@ -33,15 +33,14 @@ from otbound.engine.bound import CaseBound
 from otbound.engine.conditionals import Case
 from otbound.engine.derivation import Derivation, Variant, check_case
 from otbound.engine.relations import BatchRelation
-from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation
-from otbound.numerics import three_point
-from otbound.numerics.derived import relaxed_to_pattern
+from otbound.errors import InternalError, InvalidSpecification
 from otbound.numerics.hockey_stick import hockey_stick_curve
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
 from otbound.numerics.one_step import terms_delta, terms_log_psi
 from otbound.numerics.pairs import MixturePair, log_sum_exp
 from otbound.numerics.problems import NumericProblem, Term
 from otbound.numerics.renyi import log_psi_curve
+from otbound.numerics.solvers import solve
 from otbound.verify import divergence, montecarlo
 from otbound.verify.enumeration import additive_noise, output_pair, value_distribution
 from otbound.verify.functions import LipschitzFunction, TableFunction
@@ -131,19 +130,15 @@ class Instance:
 
     def solved_terms(self, mechanism: Mechanism,
                      quantity: Quantity = Quantity.ADP) -> list[Term]:
-        """The terms as the numbers evaluate them: a problem the mechanism has no exact solver
-        for, but one for its relaxation to 003 Thm. 3.7's pattern, is relaxed (sound, not
-        tight: :func:`~otbound.numerics.derived.relaxed_to_pattern`) — except, for Rényi
-        divergences (``Quantity.RDP``), 001 Thm. 3.6's three points with Gaussian noise, which the
-        certified solver of :mod:`~otbound.numerics.three_point` takes as they are. A published
-        statement (``lower``) is never relaxed."""
-        def kept(problem: NumericProblem) -> bool:
-            return (self.lower or exactly_solvable(problem, mechanism)
-                    or quantity.renyi and three_point.solves(problem, mechanism))
-
-        return [term if kept(term.problem)
-                else Term(term.log_probability, relaxed_to_pattern(term.problem) or term.problem)
-                for term in self.terms]
+        """The terms as the numbers evaluate them: each problem as the solver registry solves
+        it (:func:`~otbound.numerics.solvers.solve`: itself, or a registered sound relaxation —
+        sound, not tight), as it is where the registry has none. A published statement
+        (``lower``) is never relaxed."""
+        if self.lower:
+            return list(self.terms)
+        solutions = [solve(term.problem, mechanism, quantity) for term in self.terms]
+        return [Term(term.log_probability, term.problem if found is None else found.problem)
+                for term, found in zip(self.terms, solutions)]
 
     def bound_log_psi(self, mechanism: Mechanism, alphas) -> np.ndarray:
         """``log Ψ_α`` of the bound: its upper end (its lower end when ``lower``)."""
@@ -179,15 +174,6 @@ class Instance:
     def batches(self) -> list[Batch]:
         """Every batch either dataset can produce."""
         return sorted(set(self.pmfs[0]) | set(self.pmfs[1]), key=lambda b: (len(b), sorted(b)))
-
-
-def exactly_solvable(problem: NumericProblem, mechanism: Mechanism) -> bool:
-    """Whether the mechanism's solver handles the problem's constraint pattern exactly."""
-    try:
-        mechanism.worst_components(problem)
-    except UnsupportedOperation:
-        return False
-    return True
 
 
 def trivial(bound: float) -> bool:

@@ -18,14 +18,13 @@ from otbound.engine.conditionals import ConcreteConditionals
 from otbound.engine.derivation import Derivation, Variant, run
 from otbound.engine.report import CaseReport, DerivationReport, VariantReport
 from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.numerics.derived import relaxed_to_pattern
 from otbound.numerics.mechanisms import (AdditiveNoise, Mechanism, RandomizedResponse, gaussian,
                                          laplace)
+from otbound.numerics.solvers import solve
 from otbound.verify.checks import (RELATIVE_TOLERANCE, TRIVIAL_MEANING, UNINFORMATIVE_MEANING,
                                    Finding, Instance, check_monte_carlo, check_mutations,
                                    check_published_statement, check_soundness, check_tightness,
-                                   exactly_solvable, random_function, worst_case_constructions,
-                                   worst_function)
+                                   random_function, worst_case_constructions, worst_function)
 from otbound.verify.independent_mc import DEFAULT_DRAWS, check_independent_mc
 
 MECHANISMS = (RandomizedResponse(0.75), gaussian(1.0), laplace(1.0))
@@ -398,11 +397,11 @@ def _no_bound(variant: Variant, report: CaseReport) -> Finding | None:
 
 
 def _solvable(instance: Instance, mechanism: Mechanism, exact: bool = False) -> bool:
-    """Whether the mechanism's solver handles every term exactly, or (unless ``exact``) after
-    relaxing it to 003 Thm. 3.7's pattern (a sound bound whose soundness is still searched)."""
-    return all(exactly_solvable(problem, mechanism)
-               or (not exact and relaxed_to_pattern(problem) is not None)
-               for _, problem in instance.terms)
+    """Whether the solver registry solves every term exactly, or (unless ``exact``) after a
+    registered relaxation (a sound bound whose soundness is still searched)."""
+    solutions = [solve(problem, mechanism) for _, problem in instance.terms]
+    return all(found is not None and (not exact or found.relaxation is None)
+               for found in solutions)
 
 
 def verify_derivation(derivation: Derivation | DerivationReport, max_n: int = 6,

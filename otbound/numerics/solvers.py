@@ -1,0 +1,123 @@
+"""One registry of how a mixture problem is solved: the mechanism's exact worst case for the
+problem itself, else for the first of its registered sound relaxations that the mechanism solves.
+
+Every route asks :func:`solve` — the one-step numbers, truncated Poisson accounting, the verifier
+and the audit's references — so one problem gets one answer, and the answer records what was
+used: ``tight`` (the problem's own worst case) or the relaxation's name (sound, not tight).
+
+A relaxation loosens the closed constraints to a pattern that an exact solver recognises; every
+configuration feasible for the problem is feasible for the relaxation, so its maximum can only
+be larger. Each knows when it applies (it returns ``None`` otherwise):
+
+* :func:`two_chain_stretches` — 003 Thm. 3.7's pattern with one stretch per chain, the
+  smallest that covers the constraints (002 Thm. 3.3 and 3.4's pairs, for one component a side
+  beyond the shared one);
+* :func:`relaxed_to_pattern` — 003 Thm. 3.7's pattern scaled by the smallest factor that
+  covers the constraints (any number of components).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from otbound.choices import Quantity
+from otbound.engine.bound import ConstraintMatrix
+from otbound.errors import UnsupportedOperation
+from otbound.numerics.problems import NumericProblem, insert_remove_pattern, stretched_pattern
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The dominating pairs of a problem and how they were found."""
+
+    problem: NumericProblem
+    """The problem solved: the given one, or its relaxation."""
+    pairs: list
+    relaxation: str | None
+    """``None`` when the pairs are the problem's own worst case (tight); else the relaxation's
+    name (sound, not tight)."""
+
+
+def solve(problem: NumericProblem, mechanism, quantity: Quantity = Quantity.ADP,
+          ) -> Solution | None:
+    """The mechanism's exact worst case of the problem (for Rényi divergences, its Rényi
+    solvers, e.g. 001 Thm. 3.6's three points), else of the first registered relaxation it
+    solves; ``None`` when there is none (the caller bounds the problem agnostically)."""
+    exact = mechanism.renyi_pairs if quantity.renyi else mechanism.tight_pairs
+    for name, loosen in (("tight", _itself),) + RELAXATIONS:
+        loose = loosen(problem)
+        if loose is None:
+            continue
+        try:
+            pairs = exact(loose)
+        except UnsupportedOperation:
+            continue
+        return Solution(loose, pairs, None if loose is problem else name)
+    return None
+
+
+def _itself(problem: NumericProblem) -> NumericProblem:
+    return problem
+
+
+def two_chain_stretches(problem: NumericProblem) -> NumericProblem | None:
+    """One component a side beyond the shared one (``L₁ = R₁``): the pattern with
+    ``d(L₁, L₂) ≤ a``, ``d(R₁, R₂) ≤ b``, ``d(L₂, R₂) ≤ a + b``, where ``a`` and ``b`` are the
+    smallest that cover the closed bounds to ``L₂`` and to ``R₂`` (``a + b`` then covers
+    ``d(L₂, R₂)`` by the triangle inequality through ``R₁``)."""
+    if (problem.left.size, problem.right.size) != (2, 2):
+        return None
+    closed = np.array(problem.closed().bounds, dtype=float)   # labels L₁, L₂, R₁, R₂
+    if closed[0, 2] != 0 or not np.isfinite(closed).all():
+        return None
+    a, b = max(closed[0, 1], closed[1, 2]), max(closed[2, 3], closed[0, 3])
+    if a <= 0 or b <= 0:
+        return None
+    return _covering(problem, closed, stretched_pattern(1, 1, a, b))
+
+
+def relaxed_to_pattern(problem: NumericProblem) -> NumericProblem | None:
+    """The problem with its constraints loosened to 003 Thm. 3.7's pattern scaled by the
+    smallest factor ``c`` that bounds every closed constraint (``c`` = the largest ratio of a
+    closed bound to the pattern's), or ``None`` when none does (a constraint unbounded, or
+    ``d(L₁, R₁) > 0``, which the pattern fixes at 0). Under substitution the cross bounds
+    ``d(L_t, R_u) ≤ max(t − 1, u − 1)`` of sampling with replacement become
+    ``(t − 1) + (u − 1)``, which the triangle inequality through ``L₁ = R₁`` implies anyway."""
+    inserted, removed = problem.right.size - 1, problem.left.size - 1
+    closed = np.array(problem.closed().bounds, dtype=float)
+    pattern = np.array(insert_remove_pattern(inserted, removed).bounds, dtype=float)
+    if not np.isfinite(closed).all() or closed.size == 1 or np.any(closed[pattern == 0] > 0):
+        return None
+    spaced = pattern > 0
+    stretch = float(np.max(closed[spaced] / pattern[spaced]))
+    if stretch <= 0:
+        return None
+    return _covering(problem, closed, stretched_pattern(inserted, removed, stretch, stretch),
+                     lambda s: stretched_pattern(inserted, removed, s, s), stretch)
+
+
+def _covering(problem: NumericProblem, closed: np.ndarray, bounds: tuple,
+              rescaled: Callable | None = None, stretch: float = 0.0) -> NumericProblem | None:
+    """The problem with the pattern ``bounds``, once they cover every closed bound (the products
+    may round below one: the stretch is then raised by an ulp, a few times at most)."""
+    for _ in range(8):
+        if np.all(closed <= np.array(bounds, dtype=float)):
+            labels = insert_remove_pattern(problem.right.size - 1, problem.left.size - 1).labels
+            rows = tuple(tuple(float(b) for b in row) for row in bounds)
+            return NumericProblem(problem.left, problem.right, ConstraintMatrix(labels, rows))
+        if rescaled is None:
+            return None
+        stretch = math.nextafter(stretch, math.inf)
+        bounds = rescaled(stretch)
+    return None
+
+
+RELAXATIONS: tuple[tuple[str, Callable[[NumericProblem], NumericProblem | None]], ...] = (
+    ("relaxed to 003 Thm. 3.7's pattern with one stretch per chain", two_chain_stretches),
+    ("relaxed to 003 Thm. 3.7's pattern, scaled", relaxed_to_pattern),
+)
+"""The sound relaxations, tightest first: ``(name, loosen)``."""
