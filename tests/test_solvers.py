@@ -49,7 +49,9 @@ def test_unbounded_components_have_no_solver():
         bounds[i][j] = math.inf
     problem = NumericProblem(unit.left, unit.right,
                              ConstraintMatrix(unit.closed().labels, tuple(map(tuple, bounds))))
-    assert solve(problem, gaussian(1.0)) is None
+    found = solve(problem, gaussian(1.0))
+    assert found.pairs is None and found.problem is problem
+    assert "constraint pattern" in found.refusal
 
 
 def _without_inserted_pair(problem: NumericProblem) -> np.ndarray:

@@ -151,7 +151,7 @@ def relaxed_substitution_log_psi(setting: Subsampling, mechanism: Mechanism,
     for terms in setting.cases():
         for log_probability, problem in terms:
             found = solve(problem, mechanism)
-            if found is None:
+            if found.pairs is None:
                 raise UnsupportedOperation("no registered relaxation of the derived bound's "
                                            "problem has a Gaussian solver")
             branches.append((log_probability, found.pairs))

@@ -460,12 +460,12 @@ def solved_cases(cases: list[list[Term]], mechanism,
         branches = []
         for log_probability, problem in terms:
             solution = solve(problem, mechanism, quantity)
-            if solution is None:
-                agnostic.append(_refusal(problem, mechanism))
+            if solution.pairs is None:
+                agnostic.append(solution.refusal)
                 branches.extend(_product_branches(log_probability, problem, mechanism))
                 continue
             if solution.relaxation is not None:
-                relaxed.append(f"{solution.relaxation}; {_refusal(problem, mechanism)}")
+                relaxed.append(f"{solution.relaxation}; {solution.refusal}")
             branches.append((log_probability, solution.pairs))
         solved.append(branches)
     if not agnostic and not relaxed:
@@ -482,15 +482,6 @@ def solved_cases(cases: list[list[Term]], mechanism,
     return solved, ("mechanism-agnostic (joint convexity over the product coupling; sound, "
                     f"not tight): no exact {mechanism.name} solver for a constraint pattern "
                     f"({agnostic[0]})")
-
-
-def _refusal(problem: NumericProblem, mechanism) -> str:
-    """Why the mechanism has no exact solver for the problem itself (its own words)."""
-    try:
-        mechanism.tight_pairs(problem)
-    except UnsupportedOperation as error:
-        return str(error)
-    return "its Rényi solver does not apply"
 
 
 def agnostic_cases(cases: list[list[Term]], mechanism) -> list[list]:

@@ -35,29 +35,33 @@ class Solution:
     """The dominating pairs of a problem and how they were found."""
 
     problem: NumericProblem
-    """The problem solved: the given one, or its relaxation."""
-    pairs: list
+    """The problem solved: the given one, or its relaxation (the given one when unsolved)."""
+    pairs: list | None
+    """``None`` when neither the problem nor any registered relaxation has an exact solver."""
     relaxation: str | None
     """``None`` when the pairs are the problem's own worst case (tight); else the relaxation's
     name (sound, not tight)."""
+    refusal: str | None
+    """Why the mechanism has no exact solver for the problem itself (its own words)."""
 
 
-def solve(problem: NumericProblem, mechanism, quantity: Quantity = Quantity.ADP,
-          ) -> Solution | None:
+def solve(problem: NumericProblem, mechanism, quantity: Quantity = Quantity.ADP) -> Solution:
     """The mechanism's exact worst case of the problem (for Rényi divergences, its Rényi
     solvers, e.g. 001 Thm. 3.6's three points), else of the first registered relaxation it
-    solves; ``None`` when there is none (the caller bounds the problem agnostically)."""
+    solves; no pairs when there is none (the caller bounds the problem agnostically)."""
     exact = mechanism.renyi_pairs if quantity.renyi else mechanism.tight_pairs
+    refusal = None
     for name, loosen in (("tight", _itself),) + RELAXATIONS:
         loose = loosen(problem)
         if loose is None:
             continue
         try:
             pairs = exact(loose)
-        except UnsupportedOperation:
+        except UnsupportedOperation as error:
+            refusal = refusal or str(error)
             continue
-        return Solution(loose, pairs, None if loose is problem else name)
-    return None
+        return Solution(loose, pairs, None if loose is problem else name, refusal)
+    return Solution(problem, None, None, refusal)
 
 
 def _itself(problem: NumericProblem) -> NumericProblem:
@@ -75,9 +79,8 @@ def two_chain_stretches(problem: NumericProblem) -> NumericProblem | None:
     if closed[0, 2] != 0 or not np.isfinite(closed).all():
         return None
     a, b = max(closed[0, 1], closed[1, 2]), max(closed[2, 3], closed[0, 3])
-    if a <= 0 or b <= 0:
-        return None
-    return _covering(problem, closed, stretched_pattern(1, 1, a, b))
+    bounds = stretched_pattern(1, 1, a, b)
+    return _with_bounds(problem, bounds) if a > 0 and b > 0 and _covers(bounds, closed) else None
 
 
 def relaxed_to_pattern(problem: NumericProblem) -> NumericProblem | None:
@@ -96,24 +99,23 @@ def relaxed_to_pattern(problem: NumericProblem) -> NumericProblem | None:
     stretch = float(np.max(closed[spaced] / pattern[spaced]))
     if stretch <= 0:
         return None
-    return _covering(problem, closed, stretched_pattern(inserted, removed, stretch, stretch),
-                     lambda s: stretched_pattern(inserted, removed, s, s), stretch)
-
-
-def _covering(problem: NumericProblem, closed: np.ndarray, bounds: tuple,
-              rescaled: Callable | None = None, stretch: float = 0.0) -> NumericProblem | None:
-    """The problem with the pattern ``bounds``, once they cover every closed bound (the products
-    may round below one: the stretch is then raised by an ulp, a few times at most)."""
-    for _ in range(8):
-        if np.all(closed <= np.array(bounds, dtype=float)):
-            labels = insert_remove_pattern(problem.right.size - 1, problem.left.size - 1).labels
-            rows = tuple(tuple(float(b) for b in row) for row in bounds)
-            return NumericProblem(problem.left, problem.right, ConstraintMatrix(labels, rows))
-        if rescaled is None:
-            return None
+    for _ in range(8):   # the products may round below a closed bound: one ulp more each time
+        bounds = stretched_pattern(inserted, removed, stretch, stretch)
+        if _covers(bounds, closed):
+            return _with_bounds(problem, bounds)
         stretch = math.nextafter(stretch, math.inf)
-        bounds = rescaled(stretch)
     return None
+
+
+def _covers(bounds: tuple, closed: np.ndarray) -> bool:
+    return bool(np.all(closed <= np.array(bounds, dtype=float)))
+
+
+def _with_bounds(problem: NumericProblem, bounds: tuple) -> NumericProblem:
+    """The problem's weights with the pattern's constraints."""
+    labels = insert_remove_pattern(problem.right.size - 1, problem.left.size - 1).labels
+    rows = tuple(tuple(float(b) for b in row) for row in bounds)
+    return NumericProblem(problem.left, problem.right, ConstraintMatrix(labels, rows))
 
 
 RELAXATIONS: tuple[tuple[str, Callable[[NumericProblem], NumericProblem | None]], ...] = (

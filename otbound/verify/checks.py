@@ -136,9 +136,8 @@ class Instance:
         (``lower``) is never relaxed."""
         if self.lower:
             return list(self.terms)
-        solutions = [solve(term.problem, mechanism, quantity) for term in self.terms]
-        return [Term(term.log_probability, term.problem if found is None else found.problem)
-                for term, found in zip(self.terms, solutions)]
+        return [Term(term.log_probability, solve(term.problem, mechanism, quantity).problem)
+                for term in self.terms]
 
     def bound_log_psi(self, mechanism: Mechanism, alphas) -> np.ndarray:
         """``log Ψ_α`` of the bound: its upper end (its lower end when ``lower``)."""

@@ -400,7 +400,7 @@ def _solvable(instance: Instance, mechanism: Mechanism, exact: bool = False) -> 
     """Whether the solver registry solves every term exactly, or (unless ``exact``) after a
     registered relaxation (a sound bound whose soundness is still searched)."""
     solutions = [solve(problem, mechanism) for _, problem in instance.terms]
-    return all(found is not None and (not exact or found.relaxation is None)
+    return all(found.pairs is not None and (not exact or found.relaxation is None)
                for found in solutions)
 
 
