@@ -32,7 +32,6 @@ from otbound.errors import UnsupportedOperation
 from otbound.progress import Progress
 
 if TYPE_CHECKING:
-    from otbound.accounting.accountant import Guarantee
     from otbound.engine.derivation import Derivation
     from otbound.numerics.derived import DerivedSetting
     from otbound.numerics.mechanisms import Mechanism
@@ -166,14 +165,19 @@ def _evaluate_method(args: argparse.Namespace, quantity: Quantity,
 
 
 def _account(args: argparse.Namespace) -> int:
+    """``account``: one API call, :func:`otbound.accounting.guarantees.account`, which names the
+    bound it used."""
+    from otbound.accounting.guarantees import account
     from otbound.numerics.certified import certified_mode
 
     flags.check_account(args)
+    setting, mechanism, options = flags.account_inputs(args)
     with Progress("account", quiet=args.quiet) as progress, certified_mode(args.certified):
         progress(f"composing {args.steps} steps ({args.accountant})")
-        guarantee, setting = _guarantee(args)
+        guarantee = account(setting, mechanism, args.steps, **options)
         if args.plot:
-            _plot_account(args, progress)
+            _plot_account(args, setting, mechanism, options, progress)
+    setting = text.shown(setting, mechanism)
     result = {"epsilon": guarantee.epsilon, "delta": guarantee.delta, "steps": guarantee.steps,
               "accountant": guarantee.accountant.value, "method": "tight", "setting": setting}
     result |= guarantee.details
@@ -209,23 +213,14 @@ def _calibrate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _guarantee(args: argparse.Namespace) -> tuple[Guarantee, dict]:
-    """``account``'s answer for its flags (one API call, :func:`otbound.accounting.guarantees.
-    account`, which names the bound it used), and the setting as shown."""
-    from otbound.accounting.guarantees import account
-
-    setting, mechanism, options = flags.account_inputs(args)
-    return account(setting, mechanism, args.steps, **options), text.shown(setting, mechanism)
-
-
-def _plot_account(args: argparse.Namespace, progress: Progress) -> None:
+def _plot_account(args: argparse.Namespace, setting, mechanism: Mechanism, options: dict,
+                  progress: Progress) -> None:
     """``account --plot``: the guarantee over a log grid of step counts up to --steps."""
     from otbound.accounting.over_steps import account_over_steps, steps_grid
     from otbound.accounting.steps import subsampled_step
     from otbound.accounting.truncated import TruncatedPoissonSetting, truncated_step
     from otbound.plots.charts import account_chart, write
 
-    setting, mechanism, options = flags.account_inputs(args)
     make = truncated_step if isinstance(setting, TruncatedPoissonSetting) else subsampled_step
     step = make(setting, mechanism, args.steps)
     counts = steps_grid(args.steps)

@@ -44,6 +44,8 @@ FLAGS = {
 """The flag of each library parameter that a command sets, for the library's error messages."""
 _SETTING = re.compile(r"(?<![\w-])([a-z_]+)=(?:'([^']*)'|([^\s,;:)'\"]+))")
 _NAME = re.compile(r"(?<![\w-])[a-z_]+(?![\w=-])")
+
+
 def flag_message(error: OtboundError) -> str:
     """The library's message, with its parameters spelt as the flags that set them.
 
@@ -126,7 +128,8 @@ def build_subsampling(args: argparse.Namespace) -> Subsampling:
 
 
 def one_step_inputs(args: argparse.Namespace
-             ) -> tuple[Subsampling | DerivedSetting, Mechanism, list[Method]]:
+                    ) -> tuple[Subsampling | DerivedSetting, Mechanism, list[Method]]:
+    """``rdp``'s and ``adp``'s setting, mechanism and methods from their flags."""
     setting = build_derived_setting(args) if args.derivation else build_subsampling(args)
     return setting, build_mechanism(args), args.method
 
