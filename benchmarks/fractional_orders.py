@@ -14,7 +14,8 @@ from dp_accounting.rdp.rdp_privacy_accountant import _compute_rdp_poisson_subsam
 from otbound.choices import Method
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.one_step import rdp
-from otbound.numerics.pairs import Family, MixturePair
+from otbound.numerics.families import GAUSSIAN
+from otbound.numerics.pairs import MixturePair
 from otbound.numerics.settings import Subsampling
 from otbound.verify import high_precision as reference
 from otbound.verify.high_precision import log_binomial_weights
@@ -25,7 +26,7 @@ ORDERS = (1.1, 1.5, 2.5, 7.3)
 
 
 def exact(sigma: float, rate: float, alpha: float) -> float:
-    removal = MixturePair(Family.GAUSSIAN, sigma, [0, 1], log_binomial_weights(1, rate), [0],
+    removal = MixturePair(GAUSSIAN, sigma, [0, 1], log_binomial_weights(1, rate), [0],
                           [0.0])
     return max(float(reference.precise_log_psi(removal, alpha)[0]),
                float(reference.precise_log_psi(removal.swapped(), alpha)[0])) / (alpha - 1)

@@ -24,7 +24,8 @@ from dp_accounting.rdp.rdp_privacy_accountant import _compute_rdp_poisson_subsam
 
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.one_step import rdp
-from otbound.numerics.pairs import Family, MixturePair
+from otbound.numerics.families import GAUSSIAN
+from otbound.numerics.pairs import MixturePair
 from otbound.numerics.renyi import log_psi_curve
 from otbound.numerics.settings import Subsampling
 from otbound.verify.high_precision import log_binomial_weights
@@ -48,7 +49,7 @@ def psi_curves(rate: float, sigma: float, group: int, orders: np.ndarray) -> Non
     """Only the numerics: ``log Ψ_α`` of the dominating pair of every shape (003 Thm. 3.7)."""
     for inserted in range(group + 1):
         removed = group - inserted
-        pair = MixturePair(Family.GAUSSIAN, sigma, np.arange(removed + 1),
+        pair = MixturePair(GAUSSIAN, sigma, np.arange(removed + 1),
                            log_binomial_weights(removed, rate), -np.arange(inserted + 1),
                            log_binomial_weights(inserted, rate))
         log_psi_curve(pair, orders)

@@ -26,7 +26,8 @@ from otbound.numerics.derived import DerivedSetting, derive_bound
 from otbound.numerics.hockey_stick import hockey_stick_curve
 from otbound.numerics.mechanisms import Mechanism, gaussian, laplace, randomized_response
 from otbound.numerics.one_step import adp
-from otbound.numerics.pairs import Family, MixturePair
+from otbound.numerics.families import GAUSSIAN
+from otbound.numerics.pairs import MixturePair
 
 SIGMAS = (0.5, 1.0, 2.0, 4.0)
 SHARES = tuple(np.linspace(0.0, 1.0, 11))
@@ -55,7 +56,7 @@ def lower_delta(sigma: float, q: int, n: int, epsilon: float) -> float:
     """The largest δ over the constructions with share ``s`` (a realisable lower bound)."""
     logs = binomial_logs(q, n)
     steps = np.arange(q + 1, dtype=float)
-    return max(hockey_stick_curve(MixturePair(Family.GAUSSIAN, sigma, s * steps, logs,
+    return max(hockey_stick_curve(MixturePair(GAUSSIAN, sigma, s * steps, logs,
                                               -(1 - s) * steps, logs), [epsilon])[0].value
                for s in SHARES)
 

@@ -188,14 +188,15 @@ def test_a_distance_constraint_lowered_by_one_is_caught():
     import numpy as np
 
     from otbound.audit.references import subsampled
+    from otbound.numerics.families import GAUSSIAN
     from otbound.numerics.mechanisms import gaussian
-    from otbound.numerics.pairs import Family, MixturePair
+    from otbound.numerics.pairs import MixturePair
     from otbound.numerics.renyi import log_psi
     from otbound.numerics.settings import Subsampling
 
     def claimed(p):
         stay = (1 - p["r"]) ** 2
-        pair = MixturePair(Family.GAUSSIAN, p["sigma"], np.array([0.0, 1.0]),
+        pair = MixturePair(GAUSSIAN, p["sigma"], np.array([0.0, 1.0]),
                            np.log([stay, 1 - stay]), np.array([0.0]), np.array([0.0]))
         return log_psi(pair, p["alpha"]).value / (p["alpha"] - 1)
 

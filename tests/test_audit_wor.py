@@ -22,7 +22,8 @@ from otbound.engine.schemes import WithoutReplacement
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.mechanisms import gaussian, laplace
 from otbound.numerics.one_step import rdp
-from otbound.numerics.pairs import Family, MixturePair
+from otbound.numerics.families import GAUSSIAN
+from otbound.numerics.pairs import MixturePair
 from otbound.numerics.settings import Subsampling
 from otbound.verify.divergence import independent_log_psi
 from otbound.verify.enumeration import output_pair, value_distribution
@@ -89,7 +90,7 @@ def test_relaxed_bound_is_the_collinear_pair_and_lies_between_the_ends():
     setting, mechanism = Subsampling("wor", batch_size=1, dataset_size=10), gaussian(2.0)
     w = 0.1
     logs = [math.log1p(-w), math.log(w)]
-    collinear = MixturePair(Family.GAUSSIAN, 2.0, [0.0, 1.0], logs, [0.0, -1.0], logs)
+    collinear = MixturePair(GAUSSIAN, 2.0, [0.0, 1.0], logs, [0.0, -1.0], logs)
     for alpha in (2.0, 16.0):
         relaxed = relaxed_substitution_log_psi(setting, mechanism, alpha).upper[0]
         assert relaxed == pytest.approx(independent_log_psi(collinear, alpha), rel=1e-9)

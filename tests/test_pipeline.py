@@ -18,7 +18,8 @@ from otbound.engine.bundled import bundled_derivations, load_derivation, load_fi
 from otbound.engine.derivation import run
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.one_step import rdp
-from otbound.numerics.pairs import Family, MixturePair
+from otbound.numerics.families import GAUSSIAN
+from otbound.numerics.pairs import MixturePair
 from otbound.numerics.settings import Subsampling
 from otbound.verify.high_precision import precise_hockey_stick, precise_log_psi
 from otbound.verify.verification import verify_derivation
@@ -226,7 +227,7 @@ def _two_substitution_pair(rate: float, sigma: float) -> MixturePair:
     with mp.workdps(40):
         r = mp.mpf(Fraction(str(rate)).numerator) / Fraction(str(rate)).denominator
         logs = [float(mp.log(w)) for w in ((1 - r) ** 2, 2 * r * (1 - r), r ** 2)]
-    return MixturePair(Family.GAUSSIAN, sigma, [0, 1, 2], logs, [0, -1, -2], logs)
+    return MixturePair(GAUSSIAN, sigma, [0, 1, 2], logs, [0, -1, -2], logs)
 
 
 def test_user_derivation_numbers_agree_with_high_precision_quadrature(capsys, tmp_path):

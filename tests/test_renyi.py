@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from otbound.errors import InvalidSpecification
-from otbound.numerics.pairs import Family, FinitePair, MixturePair
+from otbound.numerics.families import FAMILIES, GAUSSIAN
+from otbound.numerics.pairs import FinitePair, MixturePair
 from otbound.numerics.renyi import log_expm1, log_phi, log_psi, log_psi_curve
 from otbound.verify import high_precision as reference
 from otbound.verify.high_precision import log_binomial_weights
@@ -34,7 +35,7 @@ def pair(family, scale, inserted, removed, rate):
 
 def epsilon_k1(sigma, rate, orders):
     """K = 1 Poisson subsampled Gaussian: the larger of the removal and insertion terms."""
-    removal = pair(Family.GAUSSIAN, sigma, 0, 1, rate)
+    removal = pair(GAUSSIAN, sigma, 0, 1, rate)
     forward, backward = log_psi_curve(removal, orders), log_psi_curve(removal.swapped(), orders)
     return np.array([max(f.value, b.value) / (a - 1)
                      for f, b, a in zip(forward, backward, orders)])
@@ -67,7 +68,7 @@ FRACTIONAL = [(sigma, rate, alpha) for sigma in DP_SIGMAS for rate in DP_RATES
 
 @pytest.mark.parametrize("sigma, rate, alpha", _some(FRACTIONAL, 5))
 def test_fractional_orders_agree_with_high_precision_quadrature(sigma, rate, alpha):
-    removal = pair(Family.GAUSSIAN, sigma, 0, 1, rate)
+    removal = pair(GAUSSIAN, sigma, 0, 1, rate)
     exact = max(float(reference.precise_log_psi(removal, alpha)[0]),
                 float(reference.precise_log_psi(removal.swapped(), alpha)[0])) / (alpha - 1)
     ours = epsilon_k1(sigma, rate, [alpha])[0]
@@ -83,7 +84,7 @@ def test_dp_accounting_is_loose_at_fractional_orders():
 
 
 CASES = [(family, scale, inserted, removed, rate, alpha)
-         for family in Family for scale in (0.5, 2.0) for inserted, removed in ((0, 3), (3, 0),
+         for family in FAMILIES.values() for scale in (0.5, 2.0) for inserted, removed in ((0, 3), (3, 0),
                                                                                 (2, 1))
          for rate in (1e-3, 0.2) for alpha in (1.5, 7.3, 64.0)]
 
@@ -106,14 +107,14 @@ def test_finite_pairs_use_the_closed_form():
 
 
 def test_binomial_closed_form_and_quadrature_agree():
-    removal = pair(Family.GAUSSIAN, 1.3, 0, 1, 0.07)
+    removal = pair(GAUSSIAN, 1.3, 0, 1, 0.07)
     closed = log_psi(removal, 12.0).value
     integrated = log_psi(removal, 12.0 + 1e-9).value
     assert abs(closed - integrated) < 1e-6 * closed
 
 
 @pytest.mark.filterwarnings("error")
-@pytest.mark.parametrize("family", list(Family))
+@pytest.mark.parametrize("family", list(FAMILIES.values()))
 @pytest.mark.parametrize("rate, scale", [(1e-6, 0.3), (1e-6, 5.0), (0.2, 0.3), (0.5, 5.0)])
 def test_large_groups_evaluate_without_overflow_or_warnings(family, rate, scale):
     orders = [1.0001, 1.5, 2, 10, 100.5, 1000, 10_000]
@@ -126,7 +127,7 @@ def test_large_groups_evaluate_without_overflow_or_warnings(family, rate, scale)
 
 
 @settings(max_examples=40)
-@given(family=st.sampled_from(list(Family)), scale=st.floats(0.3, 5.0),
+@given(family=st.sampled_from(list(FAMILIES.values())), scale=st.floats(0.3, 5.0),
        inserted=st.integers(0, 4), removed=st.integers(0, 4),
        rate=st.floats(1e-5, 0.6), orders=st.lists(st.floats(1.01, 1e4), min_size=2, max_size=5))
 def test_epsilon_is_non_decreasing_in_alpha(family, scale, inserted, removed, rate, orders):
@@ -140,14 +141,14 @@ def test_epsilon_is_non_decreasing_in_alpha(family, scale, inserted, removed, ra
 @pytest.mark.parametrize("alpha", [1.0, 0.5, 10_001.0, float("nan"), float("inf")])
 def test_orders_outside_range_are_refused(alpha):
     with pytest.raises(InvalidSpecification, match=r"^alpha \(the Rényi order\) must be"):
-        log_psi(pair(Family.GAUSSIAN, 1.0, 0, 1, 0.1), alpha)
+        log_psi(pair(GAUSSIAN, 1.0, 0, 1, 0.1), alpha)
 
 
 @pytest.mark.parametrize("group, rate, sigma, alpha", [(2, 0.2, 1.0, 5), (4, 0.01, 0.5, 8),
                                                        (8, 0.2, 1.0, 16), (3, 1e-4, 3.0, 3)])
 def test_forward_group_term_matches_the_multinomial_expansion(group, rate, sigma, alpha):
     # 001 App. G.5: a closed form independent of any quadrature.
-    removal = pair(Family.GAUSSIAN, sigma, 0, group, rate)
+    removal = pair(GAUSSIAN, sigma, 0, group, rate)
     exact = float(reference.multinomial_log_psi(removal, alpha))
     bound = log_psi(removal, float(alpha))
     assert bound.value >= exact and bound.value - exact <= 1e-11 * exact + 1e-16
@@ -165,7 +166,7 @@ def test_a_large_quadrature_error_is_carried_into_the_bound(monkeypatch):
         return LogIntegrals(result.log_values, np.full(result.log_values.shape, 1e-3))
 
     monkeypatch.setattr(renyi, "integrate_exp", sloppy)
-    p = pair(Family.GAUSSIAN, 1.0, 2, 1, 0.1)
+    p = pair(GAUSSIAN, 1.0, 2, 1, 0.1)
     bound = log_psi(p, 3.5)
     exact = float(reference.precise_log_psi(p, 3.5)[0])
     assert bound.error > 1e-4 * exact and bound.value - 2 * bound.error <= exact <= bound.value
@@ -187,7 +188,7 @@ def test_the_kronrod_rule_is_exact_to_degree_31_and_contains_the_gauss_rule():
 
 
 def test_repeated_orders_give_the_same_values():
-    p = pair(Family.GAUSSIAN, 1.0, 2, 3, 0.1)
+    p = pair(GAUSSIAN, 1.0, 2, 3, 0.1)
     repeated = log_psi_curve(p, [2.0, 7.3, 2.0, 1000.0, 7.3])
     once = log_psi_curve(p, [2.0, 7.3, 1000.0])
     assert repeated == [once[0], once[1], once[0], once[2], once[1]]
@@ -199,7 +200,7 @@ def test_a_node_where_the_loss_vanishes_exactly_costs_no_warning():
     # the privacy loss is exactly zero at z = 1/2, with a zero error bound.
     from otbound.numerics.renyi import _phi_sensitivity
     assert _phi_sensitivity(2.0, np.array([0.0, 0.0]), np.array([0.0, 1e-17]))[0] == 0.0
-    removal = pair(Family.GAUSSIAN, 1.0, 0, 1, 0.2)
+    removal = pair(GAUSSIAN, 1.0, 0, 1, 0.2)
     assert math.isfinite(log_psi(removal, 2.5).value)
 
 
@@ -214,7 +215,7 @@ def test_the_closed_form_far_peak_is_an_upper_bound_close_to_the_rigorous_oracle
     import oracle
 
     from otbound.numerics.renyi import _far_peak
-    p = pair(Family.GAUSSIAN, sigma, inserted, removed, rate)
+    p = pair(GAUSSIAN, sigma, inserted, removed, rate)
     assert _far_peak(p, np.array([alpha])).used[0]
     bound = log_psi(p, alpha)
     exact = float(oracle.mixture_log_psi(
@@ -225,7 +226,7 @@ def test_the_closed_form_far_peak_is_an_upper_bound_close_to_the_rigorous_oracle
 def test_the_cells_of_each_order_are_disjoint_narrow_and_avoid_the_far_peak():
     from otbound.numerics.renyi import _far_peak, _gaussian_cells
     sigma, alphas = 1.0, np.array([1.0001, 1.5, 3.0, 40.0, 1000.0])
-    p = pair(Family.GAUSSIAN, sigma, 3, 5, 0.2)
+    p = pair(GAUSSIAN, sigma, 3, 5, 0.2)
     far = _far_peak(p, alphas)
     assert far.used[-1] and not far.used[0]
     edges, owner, left_out = _gaussian_cells(p, alphas, far)
@@ -258,7 +259,7 @@ def test_extreme_gaussian_pairs_are_upper_bounds_of_the_rigorous_oracle(sigma, r
                                                                          alpha):
     import oracle
     inserted, removed = shape
-    bound = log_psi(pair(Family.GAUSSIAN, sigma, inserted, removed, rate), alpha)
+    bound = log_psi(pair(GAUSSIAN, sigma, inserted, removed, rate), alpha)
     exact = float(oracle.mixture_log_psi(
         oracle.poisson_group_pair(rate, inserted, removed, scale=sigma), alpha))
     assert bound.value >= exact
@@ -269,7 +270,7 @@ def test_the_k32_group_curve_takes_well_under_a_second():
     # 121 orders, every shape K₊ + K₋ = 32 (it took tens of seconds before the fast path).
     start = time.perf_counter()
     for inserted in range(33):
-        log_psi_curve(pair(Family.GAUSSIAN, 1.0, inserted, 32 - inserted, 0.2), APPENDIX_B)
+        log_psi_curve(pair(GAUSSIAN, 1.0, inserted, 32 - inserted, 0.2), APPENDIX_B)
     assert time.perf_counter() - start < 5.0
 
 

@@ -12,7 +12,8 @@ import pytest
 from otbound.numerics import three_point as tp
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.one_step import rdp
-from otbound.numerics.pairs import Family, MixturePair
+from otbound.numerics.families import GAUSSIAN
+from otbound.numerics.pairs import MixturePair
 from otbound.numerics.renyi import log_psi_curve
 from otbound.numerics.settings import Subsampling
 from tests.cli_runs import run_cli
@@ -33,7 +34,7 @@ def _one_dimensional(left: float, right: float, w: float, sigma: float, alpha: f
     """``log Ψ_α((1 − w) N(0) + w N(left) ‖ (1 − w) N(0) + w N(right))`` by otbound's 1-D
     evaluator."""
     weights = np.log([1 - w, w])
-    pair = MixturePair(Family.GAUSSIAN, sigma, [0.0, left], weights, [0.0, right], weights)
+    pair = MixturePair(GAUSSIAN, sigma, [0.0, left], weights, [0.0, right], weights)
     bound = log_psi_curve(pair, [alpha])[0]
     return bound.value - bound.error
 

@@ -15,7 +15,8 @@ import math
 
 from otbound.accounting.truncated import PROBABILITY_ERROR, TruncatedPoissonSetting
 from otbound.choices import Neighbouring
-from otbound.numerics.pairs import Family, MixturePair
+from otbound.numerics.families import GAUSSIAN
+from otbound.numerics.pairs import MixturePair
 
 FAR = {Neighbouring.ADD_REMOVE: ((1, None), (2, None)),
        Neighbouring.ZERO_OUT: ((1, None), (2, -1)),
@@ -28,8 +29,8 @@ def _pair(scale: float, far: tuple, rate: float) -> MixturePair:
                math.log(rate) if rate > 0 else -math.inf]
     p_far, q_far = far
     if q_far is None:
-        return MixturePair(Family.GAUSSIAN, scale, [0, p_far], weights, [0], [0.0])
-    return MixturePair(Family.GAUSSIAN, scale, [0, p_far], weights, [0, q_far], weights)
+        return MixturePair(GAUSSIAN, scale, [0, p_far], weights, [0], [0.0])
+    return MixturePair(GAUSSIAN, scale, [0, p_far], weights, [0, q_far], weights)
 
 
 def oracle_cases(setting: TruncatedPoissonSetting, scale: float) -> tuple[list, list]:

@@ -22,12 +22,12 @@ from otbound.accounting.truncated import TruncatedPoissonSetting, truncated_step
 from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc,
                              SchemeKind)
 from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation, as_choice
+from otbound.numerics.families import FAMILIES
 from otbound.numerics.limits import show
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism
-from otbound.numerics.one_step import exact
 from otbound.numerics.settings import Subsampling
 
-NOISE = {"sigma": "gaussian", "scale": "laplace"}
+NOISE = {family.parameter: family.name for family in FAMILIES.values()}
 """The noise parameters a calibration can solve for, and the mechanism each belongs to."""
 
 
@@ -65,7 +65,7 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
     if method is Method.POSTHOC:
         return _named(posthoc_guarantee(setting, mechanism, steps, posthoc, accountant,
                                         **options), "posthoc")
-    if exact(step.setting["pairs"]):
+    if step.tight:
         return _named(compose([step], accountant, **options), "tight")
     alternatives = {RELAXED: lambda: _named(compose([step], accountant, **options), RELAXED),
                     "agnostic": lambda: _named(profile_guarantee(
@@ -124,7 +124,7 @@ def _varying(setting, mechanism: Mechanism, steps: int | None, solve_for: str
              ) -> Callable[[float], tuple]:
     """``value ↦ (setting, mechanism, steps)`` with ``solve_for`` set to ``value``."""
     if solve_for in NOISE:
-        if not (isinstance(mechanism, AdditiveNoise) and mechanism.name == NOISE[solve_for]):
+        if not (isinstance(mechanism, AdditiveNoise) and mechanism.family.parameter == solve_for):
             raise InvalidSpecification(f"solve_for={solve_for!r} needs the "
                                        f"{NOISE[solve_for]} mechanism, got {mechanism.name}",
                                        parameter="solve_for")

@@ -26,7 +26,8 @@ from otbound.choices import DEFAULT_DISCRETISATION
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.limits import DISCRETISATION_RANGE, MAX_PLD_POINTS, show
 from otbound.numerics.one_step import branches_delta
-from otbound.numerics.pairs import Family, FinitePair, MixturePair
+from otbound.numerics.noise import NoiseFamily
+from otbound.numerics.pairs import FinitePair, MixturePair
 
 if TYPE_CHECKING:   # dp_accounting (with scipy.stats) is imported where a PLD is built
     from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
@@ -45,11 +46,10 @@ TOLERANCE = 1e-6
 below what the discretisation changes, and it spares high-precision recomputation."""
 
 
-def _reach(family: Family, log_weight: float) -> float:
+def _reach(family: NoiseFamily, log_weight: float) -> float:
     """Standardised distance beyond which a component of weight ``e^log_weight`` has less than
-    ``LOSS_TAIL`` mass (Gaussian: ``Φ̄(c) ≤ e^{−c²/2}/2``; Laplace: ``e^{−c}/2``)."""
-    budget = max(log_weight - math.log(LOSS_TAIL), 0.0)
-    return math.sqrt(2 * budget) if family is Family.GAUSSIAN else budget
+    ``LOSS_TAIL`` mass."""
+    return family.reach(max(log_weight - math.log(LOSS_TAIL), 0.0))
 
 
 def pair_loss_range(pair: MixturePair | FinitePair) -> tuple[float, float]:

@@ -17,6 +17,7 @@ from otbound.numerics.limits import MAX_STEPS, show
 from otbound.numerics.mechanisms import Mechanism, describe
 from otbound.numerics.one_step import Branch, solved, tight_branches
 from otbound.numerics.settings import Subsampling
+from otbound.numerics.solvers import Basis
 
 StepCase = tuple[Branch, ...]
 
@@ -33,6 +34,8 @@ class Step:
     count: int
     relation: tuple
     setting: dict
+    tight: bool = False
+    """Whether the cases are the mechanism's exact worst case (not a relaxation)."""
 
     def __post_init__(self) -> None:
         count = self.count
@@ -49,9 +52,9 @@ def subsampled_step(setting, mechanism: Mechanism, count: int) -> Step:
     bound: the mechanism's exact solver where it applies, else a sound relaxation or the
     product coupling (:func:`otbound.numerics.one_step.solved`), said in ``"pairs"``."""
     branches, how = solved(setting, mechanism)
-    described = setting.describe() | describe(mechanism) | {"pairs": how}
+    described = setting.describe() | describe(mechanism) | {"pairs": how.text}
     cases = tuple(tuple(case) for case in branches)
-    return Step(cases, count, _relation(setting), described)
+    return Step(cases, count, _relation(setting), described, how.basis is Basis.TIGHT)
 
 
 def prop_e5_step(setting: Subsampling, mechanism: Mechanism, count: int) -> Step:

@@ -24,7 +24,6 @@ from otbound.accounting.truncated_derived import SOURCES, batch_relation, derive
 from otbound.choices import Neighbouring
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, describe
-from otbound.numerics.pairs import Family
 
 PROBABILITY_ERROR = 1e-12
 """Relative error allowed for scipy's binomial tails (checked against mpmath in the tests);
@@ -92,7 +91,7 @@ class TruncatedPoissonSetting:
 def truncated_step(sampling: TruncatedPoissonSetting, mechanism: Mechanism, count: int) -> Step:
     """``count`` steps, from the engine's derived bound (002 Thm. 3.1, 3.3, 3.4; see
     :mod:`otbound.engine.truncation`) solved by the Gaussian worst case."""
-    if not (isinstance(mechanism, AdditiveNoise) and mechanism.family is Family.GAUSSIAN):
+    if not (isinstance(mechanism, AdditiveNoise) and mechanism.family.rotation_invariant):
         raise UnsupportedOperation(
             "truncated Poisson sampling is analysed for the Gaussian mechanism only (002 "
             "Lemma 2.4 needs rotation invariance)")

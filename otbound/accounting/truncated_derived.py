@@ -21,6 +21,7 @@ from otbound.choices import Neighbouring
 from otbound.engine.relations import BatchRelation
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.mechanisms import Mechanism
+from otbound.numerics.solvers import Basis
 
 SOURCES = {Neighbouring.ADD_REMOVE: "002 Thm. 3.1", Neighbouring.ZERO_OUT: "002 Thm. 3.3",
            Neighbouring.REPLACE_ONE: "002 Thm. 3.4"}
@@ -67,7 +68,7 @@ def derived_cases(rate: float, truncation: float, branch_rate: float, mechanism:
     values = {"r": rate, "w": truncation,
               "q_trunc": min(branch_rate * (1 + margin), 1.0) if truncation > 0 else 0.0}
     solved, how = solved_cases(evaluate(derived(neighbouring), values), mechanism)
-    if how.startswith("mechanism-agnostic"):
+    if how.basis is Basis.AGNOSTIC:
         raise UnsupportedOperation(f"truncated Poisson: {how}")
     raised = math.log1p(margin)
     return [[(log_probability + raised, pairs) for log_probability, pairs in branches]

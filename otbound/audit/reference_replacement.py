@@ -27,7 +27,8 @@ import mpmath as mp
 import numpy as np
 
 from otbound.audit.claims import Reference
-from otbound.numerics.pairs import Family, MixturePair
+from otbound.numerics.families import GAUSSIAN
+from otbound.numerics.pairs import MixturePair
 
 SHIFTS = (1.0, 0.5)
 """The values ``t`` of ``f`` on ``a`` tried (``f(a') = t − 1``); ``t = 0`` is ``t = 1`` mirrored."""
@@ -63,7 +64,7 @@ def construction_pairs(dataset_size: int, batch_size: int,
     counts = np.arange(batch_size + 1, dtype=float)
     pairs = []
     for shift in SHIFTS:
-        pair = MixturePair(Family.GAUSSIAN, sigma, shift * counts, log_weights,
+        pair = MixturePair(GAUSSIAN, sigma, shift * counts, log_weights,
                            (shift - 1) * counts, log_weights)
         pairs.append((pair, f"t = {shift:g}, P = M(x), Q = M(x')"))
         # the reverse direction, mirrored so that the likelihood ratio increases

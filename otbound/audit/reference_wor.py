@@ -42,7 +42,7 @@ from otbound.audit.claims import Reference
 from otbound.choices import Quantity, SchemeKind
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism
-from otbound.numerics.pairs import Family, MixturePair
+from otbound.numerics.pairs import MixturePair
 from otbound.numerics.rounding import Bounds
 from otbound.numerics.settings import Subsampling
 
@@ -145,7 +145,7 @@ def relaxed_substitution_log_psi(setting: Subsampling, mechanism: Mechanism,
     from otbound.numerics.solvers import solve
 
     mechanism = _additive(mechanism)
-    if mechanism.family is not Family.GAUSSIAN:
+    if not mechanism.family.rotation_invariant:
         raise UnsupportedOperation("the relaxation is solved for the Gaussian (001 Thm. H.12)")
     branches = []
     for terms in setting.cases():

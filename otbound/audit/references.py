@@ -115,7 +115,7 @@ def _pair_text(pair) -> str:
         def side(means, logs):
             return " + ".join(f"{math.exp(w):.6g}·D({m:.6g})" for m, w in zip(means, logs))
         return (f"P = {side(pair.p_means, pair.p_log_weights)}, Q = "
-                f"{side(pair.q_means, pair.q_log_weights)} with {pair.family.value} scale "
+                f"{side(pair.q_means, pair.q_log_weights)} with {pair.family.name} scale "
                 f"{pair.scale:.6g}")
     return f"P = {np.array2string(pair.p, precision=6)}, Q = {np.array2string(pair.q, precision=6)}"
 

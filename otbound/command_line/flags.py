@@ -64,14 +64,14 @@ def flag_message(error: OtboundError) -> str:
     return message
 
 
-_MECHANISM_FLAGS = {"gaussian": "sigma", "laplace": "scale", "randomized-response": "theta"}
-
-
 def build_mechanism(args: argparse.Namespace) -> Mechanism:
-    from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
+    from otbound.numerics.families import FAMILIES
+    from otbound.numerics.mechanisms import AdditiveNoise, RandomizedResponse
 
-    needed = _MECHANISM_FLAGS[args.mechanism]
-    for flag in _MECHANISM_FLAGS.values():
+    flags = {name: family.parameter for name, family in FAMILIES.items()}
+    flags["randomized-response"] = "theta"
+    needed = flags[args.mechanism]
+    for flag in flags.values():
         if flag != needed and getattr(args, flag) is not None:
             raise InvalidSpecification(f"--{flag} does not apply to --mechanism {args.mechanism}")
     if getattr(args, needed) is None:
@@ -81,8 +81,7 @@ def build_mechanism(args: argparse.Namespace) -> Mechanism:
             raise InvalidSpecification("--sensitivity does not apply to randomized response")
         return RandomizedResponse(args.theta)
     sensitivity = 1.0 if args.sensitivity is None else args.sensitivity
-    make = gaussian if args.mechanism == "gaussian" else laplace
-    return make(getattr(args, needed), sensitivity)
+    return AdditiveNoise(getattr(args, needed), sensitivity, FAMILIES[args.mechanism])
 
 
 def param_values(pairs: list[tuple[str, str]]) -> dict[str, str]:

@@ -40,7 +40,8 @@ from typing import Iterator
 import numpy as np
 
 from otbound.errors import UnsupportedOperation
-from otbound.numerics.pairs import Family, FinitePair, MixturePair
+from otbound.numerics.noise import NoiseFamily, Shape
+from otbound.numerics.pairs import FinitePair, MixturePair
 from otbound.numerics.rounding import NumericBound
 
 TARGET_BITS = 40
@@ -197,9 +198,9 @@ def _spread(pair: FinitePair, alpha: float) -> float:
 
 
 class _Mixture:
-    """One side of a mixture pair in arb: means, normalised weights and the component kind."""
+    """One side of a mixture pair in arb: means, normalised weights and the noise family."""
 
-    def __init__(self, means: np.ndarray, log_weights: np.ndarray, family: Family,
+    def __init__(self, means: np.ndarray, log_weights: np.ndarray, family: NoiseFamily,
                  scale: float):
         arb = _flint().arb
         self.means = [float(m) for m in means]
@@ -209,55 +210,38 @@ class _Mixture:
         self.family, self.s = family, arb(scale)
 
     def density(self, z, signs=None):
-        """``Σ w_i D(z; μ_i)`` at a ball (``acb`` or ``arb``); for Laplace, ``signs`` fixes
-        ``|z − μ_i| = sign_i (z − μ_i)`` (analytic between kinks), else ``abs`` is used."""
-        flint = _flint()
-        s = self.s
-        total = 0
-        if self.family is Family.GAUSSIAN:
-            norm = 1 / (s * (2 * flint.arb.pi()).sqrt())
-            for m, w in zip(self.means, self.weights):
-                total += w * (-((z - m) / s) ** 2 / 2).exp()
-            return norm * total
-        for k, (m, w) in enumerate(zip(self.means, self.weights)):
-            distance = abs(z - m) if signs is None else signs[k] * (z - m)
-            total += w * (-distance / s).exp()
-        return total / (2 * s)
+        """``Σ w_i D(z; μ_i)`` at a ball (``acb`` or ``arb``); for a piecewise-linear family
+        ``signs`` fixes ``|z − μ_i| = sign_i (z − μ_i)`` (analytic between kinks), else ``abs``
+        is used."""
+        signs = signs if signs is not None else [None] * len(self.means)
+        total = sum(w * self.family.kernel_ball(z - m, self.s, sign)
+                    for m, w, sign in zip(self.means, self.weights, signs))
+        return self.family.norm_ball(self.s) * total
 
     def log_parts(self, z, signs=None, analytic: bool = False) -> tuple:
-        """``(A, B, R)`` with ``log Σ w_i D(z; μ_i) = −z²/2s² + A z + B + R(z)`` (Gaussian;
-        Laplace without the square), on a complex ball. The component ``t`` largest at the
-        ball's centre is factored out: ``R = Log Σ_i w_i D(z; μ_i)/D(z; μ_t)``, a sum that stays
-        near the positive reals, so the principal logarithm is analytic on the ball (checked
-        when ``analytic``) and agrees with the real logarithm on the real line: this is the
-        continuation of ``log p`` that ``acb.integral`` needs. Keeping ``A`` and ``B`` apart
-        lets callers combine sides before evaluating (no dependency blow-up of the balls)."""
-        flint = _flint()
+        """``(A, B, R)`` with ``log Σ w_i D(z; μ_i) = shape(z) + A z + B + R(z)`` (the shape
+        ``−z²/2s²`` for the Gaussian, none for Laplace), on a complex ball. The component ``t``
+        largest at the ball's centre is factored out: ``R = Log Σ_i w_i D(z; μ_i)/D(z; μ_t)``,
+        a sum that stays near the positive reals, so the principal logarithm is analytic on
+        the ball (checked when ``analytic``) and agrees with the real logarithm on the real
+        line: this is the continuation of ``log p`` that ``acb.integral`` needs. Keeping ``A``
+        and ``B`` apart lets callers combine sides before evaluating (no dependency blow-up of
+        the balls)."""
+        signs = signs if signs is not None else [None] * len(self.means)
         centre = float(z.real.mid())
         logs = [self._log_component(centre, k, signs) for k in range(len(self.means))]
         top = int(np.argmax(logs))
-        s, m_top = self.s, self.means[top]
-        if self.family is Family.GAUSSIAN:
-            slope = m_top / (s * s)
-            intercept = -(flint.arb(m_top) ** 2) / (2 * s * s) - (
-                s * (2 * flint.arb.pi()).sqrt()).log()
-            ratio = sum(w * (-(m_top - m) * (2 * z - m - m_top) / (2 * s * s)).exp()
-                        for m, w in zip(self.means, self.weights))
-        else:
-            slope = -signs[top] / s
-            intercept = signs[top] * flint.arb(m_top) / s - (2 * s).log()
-            ratio = sum(w * (-(signs[k] * (z - m) - signs[top] * (z - m_top)) / s).exp()
-                        for k, (m, w) in enumerate(zip(self.means, self.weights)))
+        family, m_top = self.family, self.means[top]
+        slope, intercept = family.linear_part_ball(m_top, self.s, signs[top])
+        ratio = sum(w * family.log_kernel_ratio_ball(z, m, m_top, self.s, sign,
+                                                     signs[top]).exp()
+                    for m, w, sign in zip(self.means, self.weights, signs))
         return slope, intercept, ratio.log(analytic=analytic)
 
     def quadratic(self, z, slope, intercept):
-        """``−z²/2s² + A z + B`` (Laplace: ``A z + B``), the square completed around its
-        centre ``A s²`` so that a ball's width grows with its distance from there only."""
-        if self.family is Family.LAPLACE:
-            return slope * z + intercept
-        s2 = self.s * self.s
-        centre = slope * s2
-        return -(z - centre) ** 2 / (2 * s2) + intercept + slope * slope * s2 / 2
+        """``shape(z) + A z + B`` (see :meth:`log_parts`), written so that a ball's width grows
+        with its distance from the peak only."""
+        return self.family.shape_part_ball(z, slope, intercept, self.s)
 
     def density_range(self, x: float, y: float) -> tuple:
         """Balls below and above ``Σ w_i D(z; μ_i)`` for ``z`` in ``[x, y]`` (signed weights
@@ -277,19 +261,14 @@ class _Mixture:
 
     def _kernel(self, distance):
         """``D(μ + distance; μ)``."""
-        s = self.s
-        if self.family is Family.GAUSSIAN:
-            return (-distance * distance / (2 * s * s)).exp() / (
-                s * (2 * _flint().arb.pi()).sqrt())
-        return (-distance / s).exp() / (2 * s)
+        return self.family.kernel_ball(distance, self.s) * self.family.norm_ball(self.s)
 
     def _log_component(self, x: float, k: int, signs) -> float:
         """``log w_k + log D(x; μ_k)`` in doubles, up to a constant (to pick the largest)."""
         w = float(self.weights[k].mid())
         distance = (x - self.means[k]) / float(self.s.mid())
-        if self.family is Family.GAUSSIAN:
-            return math.log(w) - distance * distance / 2 if w > 0 else -math.inf
-        return math.log(w) - signs[k] * distance if w > 0 else -math.inf
+        return math.log(w) + self.family.log_kernel_float(distance, signs[k]) if w > 0 \
+            else -math.inf
 
     def mass(self, a: float | None, b: float | None):
         """``∫_a^b Σ w_i D(z; μ_i) dz`` for doubles ``a ≤ b`` (``None``: ``∓∞``)."""
@@ -301,9 +280,7 @@ class _Mixture:
 
     def _beyond(self, distance):
         """Mass of one component beyond ``distance ≥ 0`` from its mean."""
-        if self.family is Family.GAUSSIAN:
-            return (distance / (self.s * _flint().arb(2).sqrt())).erfc() / 2
-        return (-distance / self.s).exp() / 2
+        return self.family.survival_ball(distance, self.s)
 
     def _component_mass(self, m, a, b):
         """Mass of one component on ``[a, b]``, from the tail on each end's own side of the
@@ -331,10 +308,7 @@ def _mixture_log_psi(pair: MixturePair, alpha: float) -> tuple[float, float]:
             a = arb(alpha)
             goal = (arb(log_hint) - TARGET_BITS * arb(2).log()).exp()
             large = log_psi_hint > 1
-            if pair.family is Family.GAUSSIAN:
-                inner, tails = _gaussian_pieces(p, q, a, pair.scale, goal, large)
-            else:
-                inner, tails = _laplace_pieces(p, q, a, goal, large)
+            inner, tails = _PIECES[pair.family.shape](p, q, a, pair.scale, goal, large)
             low = inner.lower() if inner.lower() > 0 else arb(0)
             low, high = low.log1p(), (inner + tails).upper().log1p()
             if bits >= MAX_PRECISION or _relative_width(low, high) < 2.0 ** -(TARGET_BITS - 8):
@@ -456,7 +430,7 @@ def _gaussian_tail(p: _Mixture, q: _Mixture, alpha, edge: float, side: int):
     return best + (alpha - 1) * q_tail
 
 
-def _laplace_pieces(p: _Mixture, q: _Mixture, alpha, goal, large: bool):
+def _laplace_pieces(p: _Mixture, q: _Mixture, alpha, scale: float, goal, large: bool):
     """The integral of ``q φ_α(p/q)`` between the outermost means (pieces between kinks, where
     the integrand is analytic) and the exact tails beyond them."""
     arb = _flint().arb
@@ -487,6 +461,11 @@ def _laplace_tail(p: _Mixture, q: _Mixture, alpha, edge: float, side: int):
     big_a, big_b = coefficient(p), coefficient(q)
     u = (big_a / big_b).log()
     return big_b * s * (-side * arb(edge) / s).exp() * _phi(alpha, u)
+
+
+_PIECES = {Shape.QUADRATIC: _gaussian_pieces, Shape.PIECEWISE_LINEAR: _laplace_pieces}
+"""Per log-density shape: the integral of ``q φ_α(p/q)`` over the inner pieces and a bound on
+the tails left out."""
 
 
 # --- hockey stick ---------------------------------------------------------------------------
@@ -550,8 +529,8 @@ def _tail_delta(p: _Mixture, q: _Mixture, gamma, a: float | None, b: float | Non
     total = _difference(p, q, gamma).mass(a, b)
     bottom = total.lower() if total.lower() > 0 else arb(0)
     means = p.means + q.means
-    if p.family is Family.LAPLACE and (a is None and b <= min(means)
-                                       or b is None and a >= max(means)):
+    if p.family.shape is Shape.PIECEWISE_LINEAR and (a is None and b <= min(means)
+                                                      or b is None and a >= max(means)):
         # Beyond every mean p − γq = (A − γB) e^{∓z/s} has one sign: the integral is exact.
         return bottom, (total.upper() if total.upper() > 0 else arb(0))
     return bottom, p.mass(a, b).upper()

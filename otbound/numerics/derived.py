@@ -29,7 +29,7 @@ from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics import three_point
 from otbound.numerics.limits import show
 from otbound.numerics.problems import NumericProblem, Term
-from otbound.numerics.solvers import solve
+from otbound.numerics.solvers import Basis, How, solve
 from otbound.numerics.three_point import ThreePointMaximum
 
 if TYPE_CHECKING:
@@ -449,7 +449,7 @@ def derived_setting(derivation: "Derivation", values: Mapping[str, object]) -> D
 
 
 def solved_cases(cases: list[list[Term]], mechanism,
-                 quantity: Quantity = Quantity.ADP) -> tuple[list[list], str]:
+                 quantity: Quantity = Quantity.ADP) -> tuple[list[list], How]:
     """Dominating pairs for every case (as branches: log-probability and pairs), and how they
     were found: the solver registry's answer for each problem (:func:`~otbound.numerics.
     solvers.solve`: the mechanism's worst case of the problem, tight, or of a registered sound
@@ -471,17 +471,18 @@ def solved_cases(cases: list[list[Term]], mechanism,
     if not agnostic and not relaxed:
         if any(isinstance(pair, ThreePointMaximum)
                for branches in solved for _, pairs in branches for pair in pairs):
-            return solved, f"tight: {three_point.BASIS}"
-        return solved, f"tight: the worst case of the {mechanism.name} mechanism " \
-                       f"({mechanism.worst_case_source})"
+            return solved, How(Basis.TIGHT, f"tight: {three_point.BASIS}")
+        return solved, How(Basis.TIGHT, f"tight: the worst case of the {mechanism.name} "
+                                        f"mechanism ({mechanism.worst_case_source})")
     if not agnostic:
-        return solved, (f"relaxed (sound, not tight): no exact {mechanism.name} solver for a "
-                        "constraint pattern, so its constraints were loosened to 003 Thm. 3.7's "
-                        f"pattern, which the {mechanism.name} solver solves exactly "
-                        f"({mechanism.worst_case_source}) ({relaxed[0]})")
-    return solved, ("mechanism-agnostic (joint convexity over the product coupling; sound, "
-                    f"not tight): no exact {mechanism.name} solver for a constraint pattern "
-                    f"({agnostic[0]})")
+        return solved, How(Basis.RELAXED, (
+            f"relaxed (sound, not tight): no exact {mechanism.name} solver for a constraint "
+            "pattern, so its constraints were loosened to 003 Thm. 3.7's pattern, which the "
+            f"{mechanism.name} solver solves exactly ({mechanism.worst_case_source}) "
+            f"({relaxed[0]})"))
+    return solved, How(Basis.AGNOSTIC, (
+        "mechanism-agnostic (joint convexity over the product coupling; sound, not tight): no "
+        f"exact {mechanism.name} solver for a constraint pattern ({agnostic[0]})"))
 
 
 def agnostic_cases(cases: list[list[Term]], mechanism) -> list[list]:

@@ -11,14 +11,13 @@ the two survival sums are recomputed with mpmath at 40 digits.
 
 from __future__ import annotations
 
-import math
 
 import mpmath as mp
 import numpy as np
 
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.limits import MAX_EPSILON, show
-from otbound.numerics.pairs import Family, FinitePair, MixturePair, Side, log_sum_exp
+from otbound.numerics.pairs import FinitePair, MixturePair, Side, log_sum_exp
 from otbound.numerics.rounding import EPS, NumericBound, exact_zero
 
 ESCALATE = 1e-11
@@ -96,15 +95,8 @@ def _require_monotone(pair: MixturePair) -> None:
 
 def _log_sup_ratio(pair: MixturePair) -> float:
     """``log sup_z P(z)/Q(z)``, the limit as ``z → ∞``."""
-    if pair.family is Family.LAPLACE:
-        s = pair.scale
-        return float(log_sum_exp(pair.p_log_weights + pair.p_means / s)
-                     - log_sum_exp(pair.q_log_weights + pair.q_means / s))
-    top_p, top_q = pair.p_means.max(), pair.q_means.max()
-    if top_p > top_q:
-        return math.inf
-    return float(log_sum_exp(pair.p_log_weights[pair.p_means == top_p])
-                 - log_sum_exp(pair.q_log_weights[pair.q_means == top_q]))
+    return pair.family.log_sup_ratio(pair.p_means, pair.p_log_weights, pair.q_means,
+                                     pair.q_log_weights, pair.scale)
 
 
 def _loss_and_slope(pair: MixturePair, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -117,10 +109,7 @@ def _loss_and_slope(pair: MixturePair, z: np.ndarray) -> tuple[np.ndarray, np.nd
         top = logits.max(axis=0)
         weights = np.exp(logits - top)
         total = weights.sum(axis=0)
-        if pair.family is Family.GAUSSIAN:
-            derivative = means[:, None] / pair.scale ** 2
-        else:
-            derivative = (np.sign(z)[None, :] - np.sign(z[None, :] - means[:, None])) / pair.scale
+        derivative = pair.family.relative_log_slope(means, z, pair.scale)
         loss += sign * (top + np.log(total))
         slope += sign * (weights * derivative).sum(axis=0) / total
     return loss, slope
@@ -158,16 +147,6 @@ def _roots(pair: MixturePair, epsilons: np.ndarray) -> tuple[np.ndarray, np.ndar
     return z, step
 
 
-def _log_survival(pair: MixturePair, x: np.ndarray) -> np.ndarray:
-    """``log P(D > x)`` for the standardised component distribution (``x`` in units of scale)."""
-    if pair.family is Family.GAUSSIAN:
-        from scipy.special import log_ndtr  # loaded with δ, not with every Rényi point
-
-        return log_ndtr(-x)
-    return np.where(x >= 0, math.log(0.5) - np.maximum(x, 0),
-                    np.log1p(-0.5 * np.exp(np.minimum(x, 0))))
-
-
 def _deltas_at(pair: MixturePair, epsilons: np.ndarray, roots: np.ndarray,
                steps: np.ndarray, tolerance: float) -> list[NumericBound]:
     """``δ = A − e^ε B`` at each root, ``A = P(Z > z*)`` and ``B = Q(Z > z*)``, vectorised.
@@ -177,8 +156,8 @@ def _deltas_at(pair: MixturePair, epsilons: np.ndarray, roots: np.ndarray,
     ``log S`` is accurate to a few ulps); the share-weighted sum of these is the relative error of
     ``A``, which the cancellation in ``A − e^ε B`` amplifies by ``A/δ``."""
     s = pair.scale
-    survival_p = _log_survival(pair, (roots[None, :] - pair.p_means[:, None]) / s)
-    survival_q = _log_survival(pair, (roots[None, :] - pair.q_means[:, None]) / s)
+    survival_p = pair.family.log_survival((roots[None, :] - pair.p_means[:, None]) / s)
+    survival_q = pair.family.log_survival((roots[None, :] - pair.q_means[:, None]) / s)
     relative_a, log_a = _relative_rounding(pair.p_log_weights, survival_p)
     relative_b, log_q_tail = _relative_rounding(pair.q_log_weights, survival_q)
     log_b = epsilons + log_q_tail
@@ -213,11 +192,7 @@ def _precise_delta(pair: MixturePair, epsilon: float, root: float,
     """``δ`` at the given root with 40-digit survival functions."""
     with mp.workdps(40):
         s, z = mp.mpf(pair.scale), mp.mpf(root)
-
-        def survival(x):
-            if pair.family is Family.GAUSSIAN:
-                return mp.erfc(x / mp.sqrt(2)) / 2
-            return mp.exp(-x) / 2 if x >= 0 else 1 - mp.exp(x) / 2
+        survival = pair.family.survival_mp
 
         def total(means, log_weights):
             weights = [mp.exp(mp.mpf(w)) for w in log_weights]

@@ -31,7 +31,8 @@ from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics import three_point
 from otbound.numerics.hockey_stick import hockey_stick_curve
 from otbound.numerics.limits import NOISE_MULTIPLIER, show
-from otbound.numerics.pairs import Family, FinitePair, MixturePair, log_sum_exp
+from otbound.numerics.families import GAUSSIAN, LAPLACE, NoiseFamily
+from otbound.numerics.pairs import FinitePair, MixturePair, log_sum_exp
 from otbound.numerics.problems import NumericProblem, stretched_pattern
 from otbound.numerics.renyi import log_psi_curve
 from otbound.numerics.rounding import EPS, Bounds
@@ -169,10 +170,10 @@ class AdditiveNoise(Mechanism):
 
     scale: float
     sensitivity: float = 1.0
-    family: Family = Family.GAUSSIAN
+    family: NoiseFamily = GAUSSIAN
 
     def __post_init__(self) -> None:
-        label = "sigma" if self.family is Family.GAUSSIAN else "scale"   # as gaussian(), laplace()
+        label = self.family.parameter
         object.__setattr__(self, "scale", _positive(label, self.scale))
         object.__setattr__(self, "sensitivity", _positive("sensitivity", self.sensitivity))
         low, high = NOISE_MULTIPLIER
@@ -183,14 +184,11 @@ class AdditiveNoise(Mechanism):
 
     @property
     def name(self) -> str:
-        return self.family.value
+        return self.family.name
 
     @property
     def worst_case_source(self) -> str:
-        if self.family is Family.GAUSSIAN:
-            return ("001 Thm. 4.2 and App. H, 003 Thm. 3.8: collinear, equidistant means; "
-                    "002 Thm. 3.3 for chains of unequal lengths")
-        return "003 Thm. M.2, not in the seeds; checked by otbound's verifier"
+        return self.family.worst_case_source
 
     @property
     def noise_multiplier(self) -> float:
@@ -210,9 +208,9 @@ class AdditiveNoise(Mechanism):
                                 [-x for x in far], star.weights))
             return [(pair, star.positions * self.sensitivity)]
         inserted, removed, a, b = _pattern_sizes(problem)
-        if a != b and self.family is not Family.GAUSSIAN:
+        if a != b and not self.family.unequal_chains:
             raise UnsupportedOperation(
-                f"no exact {self.family.value} worst case for chains of unequal lengths "
+                f"no exact {self.family.name} worst case for chains of unequal lengths "
                 f"({a} and {b}): 002 Thm. 3.3 covers the Gaussian mechanism only")
         left, right = a * np.arange(removed + 1), -b * np.arange(inserted + 1)
         pair = MixturePair(self.family, self.noise_multiplier, left, problem.left, right,
@@ -223,7 +221,7 @@ class AdditiveNoise(Mechanism):
         """For Gaussian noise, 001 Thm. 3.6's three-point pattern is solved by the certified
         branch-and-bound of :mod:`otbound.numerics.three_point` (RDP only); everything else by
         :meth:`tight_pairs`."""
-        found = three_point.recognise(problem) if self.family is Family.GAUSSIAN else None
+        found = three_point.recognise(problem) if self.family.three_point else None
         if found is None:
             return self.tight_pairs(problem)
         w, distance = found
@@ -233,26 +231,16 @@ class AdditiveNoise(Mechanism):
         return MixturePair(self.family, self.noise_multiplier, [distance], [0.0], [0], [0.0])
 
     def log_moment_ball(self, order: int):
-        """Gaussian only: ``α(α − 1)/(2 (σ/Δ)²)`` (the pair ``N(0, σ²)``, ``N(Δ, σ²)`` is the worst
-        case at every order)."""
-        if self.family is not Family.GAUSSIAN:
-            return None
-        from flint import arb
-        return arb(order * (order - 1)) / (2 * (arb(self.scale) / arb(self.sensitivity)) ** 2)
+        """The family's closed form of ``log Ψ_α`` of one shift by the sensitivity as a ball,
+        if it has one (Gaussian: ``α(α − 1)/(2 (σ/Δ)²)``; the pair ``N(0, σ²)``, ``N(Δ, σ²)``
+        is the worst case at every order)."""
+        return self.family.shift_log_psi_ball(order, self.scale, self.sensitivity)
 
     def group_log_psi(self, distance: int, alphas) -> Bounds:
-        """Closed forms: Gaussian ``α(α − 1)Δ²/2``; Laplace (Mironov 2017)
-        ``log(α/(2α−1) e^{(α−1)Δ} + (α−1)/(2α−1) e^{−αΔ})``, ``Δ`` the distance in noise units."""
+        """The family's closed form (:meth:`NoiseFamily.shift_log_psi`) at ``Δ`` the distance in
+        noise units."""
         alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
-        gap = distance / self.noise_multiplier
-        if self.family is Family.GAUSSIAN:
-            value = alphas * (alphas - 1) * gap ** 2 / 2
-            error = 8 * EPS * value
-        else:
-            first = np.log(alphas / (2 * alphas - 1)) + (alphas - 1) * gap
-            second = np.log((alphas - 1) / (2 * alphas - 1)) - alphas * gap
-            value = np.logaddexp(first, second)
-            error = 8 * EPS * (1 + np.abs(first) + np.abs(second))
+        value, error = self.family.shift_log_psi(distance / self.noise_multiplier, alphas)
         return Bounds(np.nextafter(value + error, np.inf), value)
 
 
@@ -361,20 +349,20 @@ def describe(mechanism: Mechanism) -> dict:
     described = {"mechanism": mechanism.name}
     for field in ("scale", "sensitivity", "theta"):
         if hasattr(mechanism, field):
-            key = "sigma" if field == "scale" and mechanism.name == "gaussian" else field
+            key = mechanism.family.parameter if field == "scale" else field
             described[key] = getattr(mechanism, field)
     return described
 
 
 def gaussian(sigma: float, sensitivity: float = 1.0) -> AdditiveNoise:
     """Add ``N(0, σ²)`` noise to a function of the batch with L2 sensitivity ``sensitivity``."""
-    return AdditiveNoise(sigma, sensitivity, Family.GAUSSIAN)
+    return AdditiveNoise(sigma, sensitivity, GAUSSIAN)
 
 
 def laplace(scale: float, sensitivity: float = 1.0) -> AdditiveNoise:
     """Add ``Laplace(0, b)`` noise to a function of the batch with L1 sensitivity
     ``sensitivity``."""
-    return AdditiveNoise(scale, sensitivity, Family.LAPLACE)
+    return AdditiveNoise(scale, sensitivity, LAPLACE)
 
 
 def randomized_response(theta: float) -> RandomizedResponse:

@@ -37,6 +37,7 @@ from otbound.numerics.renyi import (_log_psi_from_excess, check_orders, log_fact
                                     log_mixture_psi, log_psi_curve)
 from otbound.numerics.rounding import EPS, SMALLEST, Bounds, NumericBound, maximum, minimum
 from otbound.numerics.settings import Subsampling, unit_setting
+from otbound.numerics.solvers import Basis, How
 from otbound.numerics.three_point import ThreePointMaximum
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ def _check_inputs(setting, mechanism: Mechanism, method: Method | str) -> Method
 
 
 def solved(setting, mechanism: Mechanism,
-           quantity: Quantity = Quantity.ADP) -> tuple[list[list[Branch]], str]:
+           quantity: Quantity = Quantity.ADP) -> tuple[list[list[Branch]], How]:
     """The dominating pairs of the setting's bound, per case, and how they were found: the
     mechanism's exact solver where it applies (for Rényi divergences, its Rényi solvers),
     else a sound relaxation or the product coupling, said so
@@ -97,11 +98,6 @@ def solved(setting, mechanism: Mechanism,
     from otbound.numerics.derived import solved_cases
 
     return solved_cases(setting.cases(), mechanism, quantity)
-
-
-def exact(how: str) -> bool:
-    """Whether :func:`solved` found every case's pairs by an exact solver."""
-    return how.startswith("tight")
 
 
 AGNOSTIC = ("mechanism-agnostic: per case, the smallest of joint convexity over the couplings of "
@@ -121,7 +117,8 @@ def explain(setting, mechanism: Mechanism, method: Method | str, quantity: Quant
                 f", group size {size}) on the K = 1 bound of {single.summary()}: "
                 f"{explain(single, mechanism, Method.TIGHT, quantity)}")
     how = solved(setting, mechanism, quantity)[1]
-    return how if exact(how) else f"{how}; where the agnostic bound is smaller, it is reported"
+    return how.text if how.basis is Basis.TIGHT else \
+        f"{how}; where the agnostic bound is smaller, it is reported"
 
 
 def _monotone(bounds: Bounds, points: np.ndarray, decreasing: bool = False) -> Bounds:
@@ -213,7 +210,7 @@ def _tight_rdp(setting, mechanism: Mechanism, alphas: np.ndarray, limit: bool = 
     for pair in (p for case in branches for _, pairs in case for p in pairs):
         if isinstance(pair, ThreePointMaximum) and uncovered:
             covered &= pair.covers(alphas)
-    if exact(how) and covered.all():
+    if how.basis is Basis.TIGHT and covered.all():
         return per_order(maximum([branches_log_psi(b, alphas, limit) for b in branches]), alphas)
     best = _agnostic_rdp(setting, mechanism, alphas)
     if covered.any():
@@ -538,7 +535,7 @@ def _tight_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
     """As :func:`_tight_rdp`, for δ(ε)."""
     branches, how = solved(setting, mechanism)
     found = maximum([branches_delta(b, epsilons) for b in branches])
-    return found if exact(how) else minimum([found, _agnostic_delta(setting, mechanism,
+    return found if how.basis is Basis.TIGHT else minimum([found, _agnostic_delta(setting, mechanism,
                                                                      epsilons)])
 
 

@@ -1,7 +1,8 @@
 """Dominating pairs: the one-dimensional distributions a mechanism solver reduces a bound to.
 
-A :class:`MixturePair` is ``P = Σ_i p_i D(μ_i, s)`` and ``Q = Σ_j q_j D(ν_j, s)`` with ``D`` a
-Gaussian (standard deviation ``s``) or Laplace (scale ``s``) density and means in units of the
+A :class:`MixturePair` is ``P = Σ_i p_i D(μ_i, s)`` and ``Q = Σ_j q_j D(ν_j, s)`` with ``D`` the
+density of a noise family (:mod:`otbound.numerics.families`: Gaussian with standard deviation
+``s``, Laplace with scale ``s``, …) and means in units of the
 sensitivity (001 Thm. 4.2, 003 Thm. 3.8). A :class:`FinitePair` is a pair of distributions on a
 finite set (randomized response, 001 Thm. 3.7, G.1).
 
@@ -21,6 +22,7 @@ from enum import Enum
 import numpy as np
 
 from otbound.errors import InvalidSpecification
+from otbound.numerics.noise import NoiseFamily
 from otbound.numerics.rounding import EPS
 
 SMALL = 0.5
@@ -63,13 +65,6 @@ class Side(Enum):
     Q = "q"
 
 
-class Family(Enum):
-    """The component distribution of a mixture pair."""
-
-    GAUSSIAN = "gaussian"
-    LAPLACE = "laplace"
-
-
 def _components(name: str, means, log_weights) -> tuple[np.ndarray, np.ndarray]:
     means = np.asarray(means, dtype=float)
     log_weights = np.asarray(log_weights, dtype=float)
@@ -88,7 +83,7 @@ def _components(name: str, means, log_weights) -> tuple[np.ndarray, np.ndarray]:
 class MixturePair:
     """``P = Σ p_i D(μ_i, s)`` versus ``Q = Σ q_j D(ν_j, s)`` (weights given as logarithms)."""
 
-    family: Family
+    family: NoiseFamily
     scale: float
     p_means: np.ndarray
     p_log_weights: np.ndarray
@@ -130,19 +125,11 @@ class MixturePair:
 
     def relative_log(self, means: np.ndarray, z: np.ndarray) -> np.ndarray:
         """``λ_i(z) = log D(z; μ_i) − log D(z; 0)``, shape ``(len(means), len(z))``."""
-        mu, z = means[:, None], z[None, :]
-        if self.family is Family.GAUSSIAN:
-            return (mu * z - 0.5 * mu * mu) / self.scale ** 2
-        # |z| − |z − μ| = sign(μ)·(2·clip(z, min(0, μ), max(0, μ)) − μ), exact for any |z|.
-        clipped = np.clip(z, np.minimum(mu, 0.0), np.maximum(mu, 0.0))
-        return np.sign(mu) * (2 * clipped - mu) / self.scale
+        return self.family.relative_log(means, z, self.scale)
 
     def log_reference(self, z: np.ndarray) -> np.ndarray:
         """``log D(z; 0)``."""
-        s = self.scale
-        if self.family is Family.GAUSSIAN:
-            return -0.5 * (z / s) ** 2 - math.log(s * math.sqrt(2 * math.pi))
-        return -np.abs(z) / s - math.log(2 * s)
+        return self.family.log_density(z, self.scale)
 
     def log_relative_density(self, side: Side, z: np.ndarray) -> np.ndarray:
         """``log(P/D_0)`` (``Side.P``) or ``log(Q/D_0)`` (``Side.Q``), accurate near zero."""

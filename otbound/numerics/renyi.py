@@ -23,7 +23,8 @@ import numpy as np
 
 from otbound.errors import InvalidSpecification
 from otbound.numerics.limits import MAX_ALPHA, show
-from otbound.numerics.pairs import Family, FinitePair, MixturePair, Side, log_sum_exp
+from otbound.numerics.noise import Shape
+from otbound.numerics.pairs import FinitePair, MixturePair, Side, log_sum_exp
 from otbound.numerics.quadrature import ROUNDING, integrate_exp
 from otbound.numerics.rounding import EPS, NumericBound, exact_zero
 
@@ -159,7 +160,7 @@ def log_psi_curve(pair: MixturePair | FinitePair, alphas,
         values, errors = _finite(pair, orders)
     else:
         values, errors = np.empty(orders.size), np.empty(orders.size)
-        integer = (orders == np.floor(orders)) & _is_single_gaussian_removal(pair)
+        integer = (orders == np.floor(orders)) & _is_binomial_removal(pair)
         if integer.any():
             values[integer], errors[integer] = _binomial(pair, orders[integer].astype(int))
         if (~integer).any():
@@ -194,8 +195,8 @@ def _finite(pair: FinitePair, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return value, (high - value) + 2 * EPS * high
 
 
-def _is_single_gaussian_removal(pair: MixturePair) -> bool:
-    return (pair.family is Family.GAUSSIAN and pair.q_means.size == 1 and pair.p_means.size == 2
+def _is_binomial_removal(pair: MixturePair) -> bool:
+    return (pair.family.binomial_expansion and pair.q_means.size == 1 and pair.p_means.size == 2
             and pair.q_means[0] == 0 and 0 in pair.p_means)
 
 
@@ -229,14 +230,7 @@ def _binomial(pair: MixturePair, alphas: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def _integrated(pair: MixturePair, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``log Ψ_α`` and its error by quadrature of ``Q φ_α(P/Q)``, plus closed-form pieces."""
-    if pair.family is Family.GAUSSIAN:
-        far = _far_peak(pair, alphas)
-        edges, group, neglected = _gaussian_cells(pair, alphas, far)
-        pieces = np.where(far.used, far.log_value, -np.inf)
-        piece_error = np.where(far.used, far.error, 0.0)
-    else:
-        edges, group, pieces, piece_error = _laplace_panels(pair, alphas)
-        neglected = np.full(alphas.size, -np.inf)
+    edges, group, pieces, piece_error, neglected = _PANELS[pair.family.shape](pair, alphas)
 
     def log_integrand(x: np.ndarray, owner: np.ndarray) -> np.ndarray:
         return x[0] + log_phi(alphas[owner], x[1])
@@ -474,6 +468,16 @@ class _Search:
     left_out: np.ndarray
 
 
+def _quadratic_panels(pair: MixturePair, alphas: np.ndarray) -> tuple:
+    """Panels of a quadratic log-density (the Gaussian's): the cells of
+    :func:`_gaussian_cells` and, where used, the closed-form far peak as a piece."""
+    far = _far_peak(pair, alphas)
+    edges, group, neglected = _gaussian_cells(pair, alphas, far)
+    pieces = np.where(far.used, far.log_value, -np.inf)
+    piece_error = np.where(far.used, far.error, 0.0)
+    return edges, group, pieces, piece_error, neglected
+
+
 def _gaussian_cells(pair: MixturePair, alphas: np.ndarray, far: _FarPeak
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Cells (at most 2σ wide, with their order) where ``∫ Q φ_α(P/Q)`` may matter, and per order
@@ -602,7 +606,12 @@ def _starts(counts: np.ndarray) -> np.ndarray:
     return np.cumsum(counts) - counts
 
 
-# --- Laplace pairs: exact tails, panels between the kinks ---------------------------------
+# --- piecewise-linear log-densities (Laplace): exact tails, panels between the kinks ------
+
+def _linear_panels(pair: MixturePair, alphas: np.ndarray) -> tuple:
+    """:func:`_laplace_panels`, with nothing neglected."""
+    return (*_laplace_panels(pair, alphas), np.full(alphas.size, -np.inf))
+
 
 def _laplace_panels(pair: MixturePair, alphas: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -636,3 +645,8 @@ def _laplace_panels(pair: MixturePair, alphas: np.ndarray
     single = np.column_stack([cuts[:-1], cuts[1:]])
     edges = np.tile(single, (alphas.size, 1))
     return edges, np.repeat(np.arange(alphas.size), single.shape[0]), tails, tail_error
+
+
+_PANELS = {Shape.QUADRATIC: _quadratic_panels, Shape.PIECEWISE_LINEAR: _linear_panels}
+"""The quadrature's panels (with closed-form pieces and what is neglected) per log-density
+shape: ``(edges, order of each edge, log pieces, their errors, log neglected)``."""

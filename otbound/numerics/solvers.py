@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import Enum
 from typing import Callable
 
 import numpy as np
@@ -28,6 +29,28 @@ from otbound.choices import Quantity
 from otbound.engine.bound import ConstraintMatrix
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.problems import NumericProblem, insert_remove_pattern, stretched_pattern
+
+
+class Basis(Enum):
+    """How the dominating pairs of a bound were found."""
+
+    TIGHT = "tight"
+    """The mechanism's exact worst case of every problem."""
+    RELAXED = "relaxed"
+    """Some problem's constraints loosened to a pattern solved exactly: sound, not tight."""
+    AGNOSTIC = "mechanism-agnostic"
+    """Some problem by joint convexity over the product coupling: sound, not tight."""
+
+
+@dataclass(frozen=True)
+class How:
+    """How the dominating pairs were found, and the sentence that says so to the user."""
+
+    basis: Basis
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
 
 
 @dataclass(frozen=True)

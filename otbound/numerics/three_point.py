@@ -54,7 +54,6 @@ import numpy as np
 from scipy.special import expit, gammaln, logsumexp
 
 from otbound.errors import UnsupportedOperation
-from otbound.numerics.pairs import Family
 from otbound.numerics.problems import NumericProblem
 from otbound.numerics.rounding import EPS, Bounds
 
@@ -649,8 +648,9 @@ class ThreePointMaximum:
 
 
 def solves(problem: NumericProblem, mechanism) -> bool:
-    """Whether ``mechanism`` adds Gaussian noise and ``problem`` is the pattern."""
-    return (getattr(mechanism, "family", None) is Family.GAUSSIAN
+    """Whether ``mechanism``'s noise has the three-point solver and ``problem`` is the
+    pattern."""
+    return (getattr(getattr(mechanism, "family", None), "three_point", False)
             and recognise(problem) is not None)
 
 

@@ -6,6 +6,8 @@
 * :mod:`~otbound.verify.divergence` — divergences of arbitrary one-dimensional mixtures, written
   independently of :mod:`otbound.numerics.renyi` and :mod:`otbound.numerics.hockey_stick`.
 * :mod:`~otbound.verify.montecarlo` — sampling the real subsampled mechanism.
+* :mod:`~otbound.verify.noise_references` — the verifier's own implementation of each noise
+  family (densities, tails, samplers, ball-arithmetic envelopes), registered by family name.
 * :mod:`~otbound.verify.checks` — tightness, soundness search, Monte Carlo and mutation checks.
 * :mod:`~otbound.verify.verification` — everything for one derivation, as a report.
 """

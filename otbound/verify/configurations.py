@@ -20,11 +20,13 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize
 
 from otbound.numerics.mechanisms import gaussian, laplace
 from otbound.numerics.one_step import rdp
 from otbound.numerics.settings import Subsampling
+from otbound.verify.noise_references import (LAPLACE_NODES, NODES, Divergence,
+                                             LaplaceDivergence, NoiseReference, reference)
 
 
 @dataclass(frozen=True)
@@ -83,41 +85,6 @@ def _binomial(count: int, rate: float) -> np.ndarray:
                      for i in range(count + 1)])
 
 
-class Divergence:
-    """``log Ψ_α(P ‖ Q)`` of a configuration of means (in units of the sensitivity), by a tensor
-    Gauss–Hermite rule with ``nodes`` points per axis: ``Ψ_α = E_Z[p^α q^{1−α} / h]`` for ``Z``
-    with density ``h = N(centroid, (SPREAD·σ)² I)``."""
-
-    SPREAD = 1.3
-    """Width of the rule relative to the components' (it must cover the integrand's tails)."""
-
-    def __init__(self, pattern: Pattern, sigma: float, alpha: float, nodes: int) -> None:
-        self.pattern, self.sigma, self.alpha = pattern, sigma, alpha
-        left, right = pattern.weights
-        self.log_left, self.log_right = np.log(left), np.log(right)
-        x, w = special.roots_hermitenorm(nodes)
-        d = pattern.dimension
-        self.unit = np.array(list(itertools.product(x, repeat=d)))
-        log_w = np.log(w / math.sqrt(2 * math.pi))
-        self.log_weights = np.array([log_w[list(k)].sum()
-                                     for k in itertools.product(range(nodes), repeat=d)])
-        removed = pattern.removed
-        self.left = np.arange(removed + 1)
-        self.right = np.concatenate([[0], np.arange(removed + 1, d + 1)])
-
-    def __call__(self, points: np.ndarray) -> float:
-        d, spread = self.pattern.dimension, self.SPREAD
-        means = np.asarray(points, dtype=float).reshape(d + 1, d) / self.sigma
-        z = means.mean(axis=0) + spread * self.unit
-        log_phi = -((z[:, None, :] - means[None, :, :]) ** 2).sum(axis=2) / 2
-        log_p = special.logsumexp(log_phi[:, self.left] + self.log_left, axis=1)
-        log_q = special.logsumexp(log_phi[:, self.right] + self.log_right, axis=1)
-        # log f − log h: the (2π)^{−d/2} of f against that of h, and h's own Gaussian factor
-        log_ratio = (self.alpha * log_p + (1 - self.alpha) * log_q
-                     + d * math.log(spread) + (self.unit ** 2).sum(axis=1) / 2)
-        return float(special.logsumexp(log_ratio + self.log_weights))
-
-
 @dataclass(frozen=True)
 class SearchResult:
     """The largest divergence found off the line, against the solver's value."""
@@ -157,8 +124,6 @@ RULE_VARIATION = 1e-9
 difference of two rules)."""
 
 
-NODES = {1: 60, 2: 40, 3: 20, 4: 13}
-"""Gauss–Hermite points per axis by dimension (the rule's error is measured on each run)."""
 REFINEMENT = 4
 
 
@@ -238,57 +203,6 @@ def _random_chains(pattern: Pattern, rng: np.random.Generator, d: int,
 
 # --- Laplace: ℓ1 distances, i.i.d. Laplace noise per coordinate -------------------------------
 
-class LaplaceDivergence:
-    """``log Ψ_α(P ‖ Q)`` of a configuration of means in ``ℝ^dimension`` (units of the
-    sensitivity) under i.i.d. Laplace noise of scale ``b`` per coordinate, density
-    ``e^{−‖z‖₁/b}/(2b)^d`` — for ``d = 1`` otbound's Laplace mechanism.
-
-    A product rule, one factor per axis, exact where the integrand is not smooth: each axis is
-    split at the means' coordinates (the kinks), with ``nodes`` Gauss–Legendre points on each
-    piece, where the integrand is analytic. Beyond the outermost coordinate every component
-    decays as ``e^{−|z_k|/b}``, so ``f(z) = f(z at the edge)·e^{−|z_k − edge|/b}`` there and
-    the tail is exactly one node at the edge with weight ``b`` (1 in units of ``b``)."""
-
-    def __init__(self, pattern: Pattern, scale: float, alpha: float, nodes: int,
-                 dimension: int = 1) -> None:
-        self.pattern, self.scale, self.alpha = pattern, scale, alpha
-        self.dimension = dimension
-        left, right = pattern.weights
-        self.log_left, self.log_right = np.log(left), np.log(right)
-        self.x, self.w = np.polynomial.legendre.leggauss(nodes)
-        removed, d = pattern.removed, pattern.dimension
-        self.left = np.arange(removed + 1)
-        self.right = np.concatenate([[0], np.arange(removed + 1, d + 1)]).astype(int)
-
-    def axis_rule(self, coordinates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Nodes and weights on one axis: Gauss–Legendre between the kinks, one node per
-        tail."""
-        kinks = np.unique(coordinates)
-        low, high = kinks[:-1, None], kinks[1:, None]
-        nodes = ((low + high) / 2 + (high - low) / 2 * self.x).ravel()
-        weights = ((high - low) / 2 * self.w).ravel()
-        return (np.concatenate([[kinks[0]], nodes, [kinks[-1]]]),
-                np.concatenate([[1.0], weights, [1.0]]))
-
-    def __call__(self, points: np.ndarray) -> float:
-        count = self.pattern.dimension + 1
-        means = np.asarray(points, dtype=float).reshape(count, self.dimension) / self.scale
-        log_phi, log_w = np.zeros((1, count)), np.zeros(1)
-        for k in range(self.dimension):
-            nodes, weights = self.axis_rule(means[:, k])
-            distance = np.abs(nodes[:, None] - means[None, :, k]) + math.log(2)
-            log_phi = (log_phi[:, None, :] - distance[None, :, :]).reshape(-1, count)
-            log_w = (log_w[:, None] + np.log(weights)[None, :]).ravel()
-        log_p = special.logsumexp(log_phi[:, self.left] + self.log_left, axis=1)
-        log_q = special.logsumexp(log_phi[:, self.right] + self.log_right, axis=1)
-        log_f = self.alpha * log_p + (1 - self.alpha) * log_q
-        return float(special.logsumexp(log_f + log_w))
-
-
-LAPLACE_NODES = {1: 24, 2: 16, 3: 9, 4: 5}
-"""Gauss–Legendre points per piece by dimension (the rule's error is measured on each run)."""
-
-
 def search_laplace(pattern: Pattern, scale: float, alpha: float, starts: int,
                    dimension: int = 1, seed: int = 0) -> SearchResult:
     """Multi-start SLSQP over every configuration of the means in ``ℝ^dimension`` whose ℓ1
@@ -350,15 +264,15 @@ def certify(pattern: Pattern, family: str, scale: float, alpha: float, tolerance
     (:func:`box_upper`, ball arithmetic); boxes above the limit are halved along their widest
     side. For the Gaussian on the line this covers every configuration in ``ℝ^d`` only when
     ``K₊ + K₋ = 1`` (two points always lie on a line)."""
+    noise = reference(family)
     if target is None:
-        target = (pattern.solver_log_psi(scale, alpha) if family == "gaussian"
-                  else pattern.laplace_log_psi(scale, alpha))
+        target = noise.certify_target(pattern, scale, alpha)
     limit = target + tolerance * abs(target)
     bound, k = pattern.bounds(), pattern.dimension
     first = np.array([[0.0, bound[0, 1]]])
     rest = np.array([[-bound[0, i], bound[0, i]] for i in range(2, k + 1)]).reshape(-1, 2)
     root, boxes, largest = np.vstack([first, rest]), 0, -math.inf
-    rule = _line_rule(pattern, family, scale, alpha)
+    rule = _line_rule(pattern, noise, scale, alpha)
     queue = [(-math.inf, 0, root)]   # best first: the box with the largest upper bound
     while queue:
         _, _, box = heapq.heappop(queue)
@@ -393,16 +307,12 @@ def _probes(box: np.ndarray, bound: np.ndarray) -> list[np.ndarray]:
             if _possibly_feasible(np.column_stack([point, point]), bound)]
 
 
-def _line_rule(pattern: Pattern, family: str, scale: float, alpha: float):
+def _line_rule(pattern: Pattern, noise: NoiseReference, scale: float, alpha: float):
     """The fast value of a configuration on the line (positions of the free points)."""
-    if family == "laplace":
-        divergence = LaplaceDivergence(pattern, scale, alpha, LAPLACE_NODES[1], 1)
-    else:
-        divergence = Divergence(pattern, scale, alpha, NODES[pattern.dimension])
+    divergence, columns = noise.line_divergence(pattern, scale, alpha)
 
     def value(free: np.ndarray) -> float:
-        points = np.zeros((pattern.dimension + 1, 1 if family == "laplace"
-                           else pattern.dimension))
+        points = np.zeros((pattern.dimension + 1, columns))
         points[1:, 0] = free
         return divergence(points)
     return value
@@ -430,26 +340,25 @@ def box_upper(pattern: Pattern, family: str, scale: float, alpha: float,
     beyond them Laplace terms all decay as ``e^{−|z|/b}`` (tail exact) and Gaussian ones are
     bounded by one Gaussian (tail in closed form with ``erfc``)."""
     from flint import arb
+    noise = reference(family)
     full = np.vstack([[0.0, 0.0], np.asarray(box, dtype=float)]) / scale
     left, right = pattern.weights
     removed, k = pattern.removed, pattern.dimension
     p_side = [(float(w), i) for w, i in zip(left, range(removed + 1))]
     q_side = [(float(w), j) for w, j in zip(right, [0] + list(range(removed + 1, k + 1)))]
     breaks = sorted(set(full.ravel()) | set(full.mean(axis=1)))
-    if family == "gaussian":
-        edge_low, edge_high = breaks[0] - 40.0 * alpha, breaks[-1] + 40.0 * alpha
-        breaks = [edge_low] + breaks + [edge_high]
+    breaks = noise.envelope_breaks(breaks, alpha)
     total = arb(0)
     for low, high in zip(breaks[:-1], breaks[1:]):
         if high > low:
-            total += _piece(full, p_side, q_side, family, alpha, low, high)
-    total += _tails(full, p_side, q_side, family, alpha, breaks[0], breaks[-1])
+            total += _piece(full, p_side, q_side, noise, alpha, low, high)
+    total += _tails(full, p_side, q_side, noise, alpha, breaks[0], breaks[-1])
     if not total > 0:
         return math.inf
     return math.nextafter(float(total.log().upper()), math.inf)   # the double above the ball
 
 
-def _envelope(full: np.ndarray, side: list, family: str, middle: float, largest: bool):
+def _envelope(full: np.ndarray, side: list, middle: float, largest: bool):
     """Per component the centre of its bounding density on the piece containing ``middle``:
     ``None`` (inside the interval: the density's peak) or ``l``/``h``."""
     centres = []
@@ -463,29 +372,15 @@ def _envelope(full: np.ndarray, side: list, family: str, middle: float, largest:
     return centres
 
 
-def _density(z, centre, middle: float, family: str, analytic: bool):
-    """``D(z − centre)`` (``D(0)`` for ``None``) as an analytic function on the piece."""
-    from flint import acb, arb
-    if family == "laplace":
-        if centre is None:
-            return acb(arb(1) / 2)
-        sign = 1 if middle > centre else -1
-        return (-(z - centre) * sign).exp() / 2
-    norm = 1 / (2 * arb.pi()).sqrt()
-    if centre is None:
-        return acb(norm)
-    return (-(z - centre) ** 2 / 2).exp() * norm
-
-
-def _piece(full, p_side, q_side, family, alpha, low, high):
+def _piece(full, p_side, q_side, noise: NoiseReference, alpha, low, high):
     from flint import acb, arb
     middle = (low + high) / 2
-    upper_p = _envelope(full, p_side, family, middle, True)
-    lower_q = _envelope(full, q_side, family, middle, False)
+    upper_p = _envelope(full, p_side, middle, True)
+    lower_q = _envelope(full, q_side, middle, False)
 
     def f(z, analytic):
-        p = sum((w * _density(z, c, middle, family, analytic) for w, c in upper_p), acb(0))
-        q = sum((w * _density(z, c, middle, family, analytic) for w, c in lower_q), acb(0))
+        p = sum((w * noise.ball_density(z, c, middle) for w, c in upper_p), acb(0))
+        q = sum((w * noise.ball_density(z, c, middle) for w, c in lower_q), acb(0))
         return (alpha * p.log(analytic=analytic)
                 + (1 - alpha) * q.log(analytic=analytic)).exp()
     result = acb.integral(f, arb(low), arb(high), rel_tol=arb(2) ** -40,
@@ -493,28 +388,13 @@ def _piece(full, p_side, q_side, family, alpha, low, high):
     return result.real
 
 
-def _tails(full, p_side, q_side, family, alpha, first, last):
-    """The integral of the envelope beyond ``[first, last]`` (exact for Laplace, a bound for
-    the Gaussian)."""
+def _tails(full, p_side, q_side, noise: NoiseReference, alpha, first, last):
+    """The integral of the envelope beyond ``[first, last]`` (the reference's tail bound on
+    each side)."""
     from flint import arb
     total = arb(0)
     for edge, side in ((last, 1), (first, -1)):
-        if family == "laplace":
-            # every term is D(z − c) = e^{−side·(z − c)}/2 beyond the edge: ∫ = f(edge)
-            upper_p = _envelope(full, p_side, family, edge + side, True)
-            lower_q = _envelope(full, q_side, family, edge + side, False)
-            p = sum(w * (-abs(arb(edge) - c)).exp() / 2 for w, c in upper_p)
-            q = sum(w * (-abs(arb(edge) - c)).exp() / 2 for w, c in lower_q)
-            total += (alpha * p.log() + (1 - alpha) * q.log()).exp()
-            continue
-        # p̄ ≤ φ(z − a) (a the outermost p-centre), q̲ ≥ v φ(z − c) for the shared component:
-        # p̄^α q̲^{1−α} ≤ v^{1−α} φ(z − a)^α φ(z − c)^{1−α}, a Gaussian in z centred at m
-        a = max(full[i].max() for _, i in p_side) if side > 0 else \
-            min(full[i].min() for _, i in p_side)
-        weight, centre = _envelope(full, q_side[:1], family, edge + side, False)[0]
-        a, c = arb(a), arb(centre)
-        m = alpha * a - (alpha - 1) * c
-        log_peak = -(alpha * a ** 2 - (alpha - 1) * c ** 2 - m ** 2) / 2
-        reach = (arb(edge) - m) * side / arb(2).sqrt()
-        total += (arb(weight) ** (1 - alpha) * log_peak.exp() * reach.erfc() / 2)
+        upper_p = _envelope(full, p_side, edge + side, True)
+        lower_q = _envelope(full, q_side, edge + side, False)
+        total += noise.ball_tail(upper_p, lower_q, alpha, edge, side)
     return total

@@ -22,7 +22,8 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from otbound.numerics.pairs import Family, MixturePair, Side
+from otbound.numerics.pairs import MixturePair, Side
+from otbound.verify.noise_references import reference
 
 GAUSS_LEGENDRE_NODES = 24
 
@@ -41,31 +42,10 @@ def _mp(value: Fraction):
 
 def _log_density(pair: MixturePair, side: Side, z: np.ndarray) -> np.ndarray:
     means, log_weights = pair.components(side)
-    s = pair.scale
-    if pair.family is Family.GAUSSIAN:
-        terms = (-0.5 * ((z[None, :] - means[:, None]) / s) ** 2
-                 - math.log(s * math.sqrt(2 * math.pi)))
-    else:
-        terms = -np.abs(z[None, :] - means[:, None]) / s - math.log(2 * s)
+    terms = reference(pair.family).log_density(z[None, :] - means[:, None], pair.scale)
     terms = terms + log_weights[:, None]
     top = terms.max(axis=0)
     return top + np.log(np.exp(terms - top).sum(axis=0))
-
-
-def _range(pair: MixturePair, alpha: float) -> tuple[float, float]:
-    """An interval outside which ``P^α Q^{1−α}`` is negligible.
-
-    Gaussian: the log-integrand increases below ``α min μ + (1 − α) max ν`` and decreases above
-    ``α max μ + (1 − α) min ν`` with curvature at most ``−1/s²``, so 40 standard deviations
-    beyond lose less than e^{-800}. Laplace: beyond every mean both densities are multiples of
-    ``e^{∓z/s}``, so the integrand decays like ``e^{-|z|/s}``; 64 scales beyond lose e^{-64}.
-    """
-    s, means = pair.scale, np.concatenate([pair.p_means, pair.q_means])
-    if pair.family is Family.LAPLACE:
-        return means.min() - 64 * s, means.max() + 64 * s
-    lo = min(means.min(), alpha * pair.p_means.min() + (1 - alpha) * pair.q_means.max())
-    hi = max(means.max(), alpha * pair.p_means.max() + (1 - alpha) * pair.q_means.min())
-    return lo - 40 * s, hi + 40 * s
 
 
 def independent_log_psi(pair: MixturePair | ExactBernoulli, alpha: float) -> float:
@@ -81,12 +61,11 @@ def independent_log_psi(pair: MixturePair | ExactBernoulli, alpha: float) -> flo
                     return math.inf
                 total += _mp(p) ** a * _mp(q) ** (1 - a)
             return float(mp.log(total))
-    lo, hi = _range(pair, alpha)
+    noise = reference(pair.family)
+    lo, hi = noise.integration_range(pair, alpha)
     width = pair.scale / 4
     cuts = np.linspace(lo, hi, int(math.ceil((hi - lo) / width)) + 1)
-    if pair.family is Family.LAPLACE:
-        means = np.concatenate([pair.p_means, pair.q_means])
-        cuts = np.unique(np.concatenate([cuts, means]))
+    cuts = noise.with_kinks(cuts, np.concatenate([pair.p_means, pair.q_means]))
     edges = np.column_stack([cuts[:-1], cuts[1:]])
 
     def log_integrand(z: np.ndarray) -> np.ndarray:
@@ -131,8 +110,7 @@ def _excess_intervals(pair: MixturePair, epsilon: float) -> list[tuple[float, fl
     means = np.concatenate([pair.p_means, pair.q_means])
     lo, hi = means.min() - 60 * s, means.max() + 60 * s
     grid = np.linspace(lo, hi, int(math.ceil((hi - lo) / (s / 8))) + 1)
-    if pair.family is Family.LAPLACE:
-        grid = np.unique(np.concatenate([grid, means]))
+    grid = reference(pair.family).with_kinks(grid, means)
 
     def excess(z):
         z = np.atleast_1d(np.asarray(z, dtype=float))
@@ -183,16 +161,14 @@ def _mass(pair: MixturePair, side: Side, a: float, b: float):
     s = mp.mpf(pair.scale)
     weights = [mp.exp(mp.mpf(w)) for w in log_weights]
     norm = mp.fsum(weights)
+    noise = reference(pair.family)
 
     def survival(x):
         if x == math.inf:
             return mp.mpf(0)
         if x == -math.inf:
             return mp.mpf(1)
-        x = mp.mpf(x)
-        if pair.family is Family.GAUSSIAN:
-            return mp.erfc(x / mp.sqrt(2)) / 2
-        return mp.exp(-x) / 2 if x >= 0 else 1 - mp.exp(x) / 2
+        return noise.precise_survival(mp.mpf(x))
 
     return mp.fsum(w / norm * (survival((a - m) / s) - survival((b - m) / s))
                    for m, w in zip(means, weights))

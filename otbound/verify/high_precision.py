@@ -15,7 +15,8 @@ import math
 import mpmath as mp
 import numpy as np
 
-from otbound.numerics.pairs import Family, MixturePair, Side
+from otbound.numerics.pairs import MixturePair, Side
+from otbound.verify.noise_references import reference
 
 
 def _log_density(pair: MixturePair, side: Side, z):
@@ -24,28 +25,17 @@ def _log_density(pair: MixturePair, side: Side, z):
     # Weights rounded to doubles sum to 1 only up to ~1e-16: renormalise at full precision.
     norm = mp.log(mp.fsum(mp.exp(w) for w in log_weights))
     log_weights = [w - norm for w in log_weights]
-    s = mp.mpf(pair.scale)
-    if pair.family is Family.GAUSSIAN:
-        terms = [w - (z - mp.mpf(m)) ** 2 / (2 * s * s) for m, w in zip(means, log_weights)]
-        constant = -mp.log(s * mp.sqrt(2 * mp.pi))
-    else:
-        terms = [w - abs(z - mp.mpf(m)) / s for m, w in zip(means, log_weights)]
-        constant = -mp.log(2 * s)
+    s, noise = mp.mpf(pair.scale), reference(pair.family)
+    terms = [w - noise.precise_decay(z - mp.mpf(m), s) for m, w in zip(means, log_weights)]
+    constant = noise.precise_log_peak(s)
     top = max(terms)
     return top + mp.log(mp.fsum(mp.exp(t - top) for t in terms)) + constant
 
 
 def _breakpoints(pair: MixturePair, alpha) -> list:
-    s = pair.scale
     means = sorted(set(float(m) for m in list(pair.p_means) + list(pair.q_means)))
     points = set(means)
-    if pair.family is Family.GAUSSIAN:
-        centres = set(means) | {0.0}
-        for mu in pair.p_means:
-            for nu in pair.q_means:
-                centres.add(float(alpha) * float(mu) + (1 - float(alpha)) * float(nu))
-        for c in centres:
-            points.update(c + k * s for k in range(-14, 15))
+    points.update(reference(pair.family).extra_breakpoints(pair, alpha, means))
     return sorted(points)
 
 
@@ -107,7 +97,7 @@ def multinomial_log_psi(pair: MixturePair, alpha: int, dps: int = 50):
     quadrature. Its cost grows like ``α² K²`` and it cancels badly in double precision for tiny
     divergences, so otbound uses it only as an oracle.
     """
-    if pair.family is not Family.GAUSSIAN or list(pair.q_means) != [0]:
+    if not reference(pair.family).multinomial_form or list(pair.q_means) != [0]:
         raise ValueError("the multinomial form needs Q = N(0, s²) and Gaussian components")
     with mp.workdps(dps):
         s2 = mp.mpf(pair.scale) ** 2

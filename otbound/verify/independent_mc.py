@@ -57,9 +57,9 @@ from otbound.choices import Quantity
 from otbound.engine.schemes import Poisson, Scheme, WithoutReplacement, WithReplacement
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
-from otbound.numerics.pairs import Family
 from otbound.verify.checks import Finding, Instance, worst_function
 from otbound.verify.functions import TableFunction
+from otbound.verify.noise_references import reference
 
 FAILURE = 1e-4
 """Probability that the true δ(ε) lies outside the interval (two-sided, both bounds)."""
@@ -189,8 +189,7 @@ def simulate_outputs(values: np.ndarray, mechanism: Mechanism,
     if isinstance(mechanism, RandomizedResponse):
         return np.where(rng.random(values.size) < mechanism.theta, values, 1 - values)
     location, spread = _additive(mechanism)
-    noise = (rng.standard_normal(values.size) if mechanism.family is Family.GAUSSIAN
-             else rng.laplace(size=values.size))
+    noise = reference(mechanism.family).sample(rng, values.size)
     return values * location + spread * noise
 
 
@@ -257,10 +256,7 @@ def log_density(weights: Mapping[float, float], mechanism: Mechanism,
     means = np.array(list(weights)) * location
     log_weights = np.log(np.array(list(weights.values())))
     gap = outputs[:, None] - means[None, :]
-    if mechanism.family is Family.GAUSSIAN:
-        parts = -0.5 * (gap / spread) ** 2 - math.log(spread * math.sqrt(2 * math.pi))
-    else:
-        parts = -np.abs(gap) / spread - math.log(2 * spread)
+    parts = reference(mechanism.family).log_density(gap, spread)
     return logsumexp(parts + log_weights[None, :], axis=1)
 
 

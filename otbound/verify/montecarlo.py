@@ -25,9 +25,10 @@ import numpy as np
 from otbound.engine.batches import Batch
 from otbound.engine.schemes import Scheme
 from otbound.numerics.mechanisms import Mechanism, RandomizedResponse
-from otbound.numerics.pairs import Family, MixturePair, Side
+from otbound.numerics.pairs import MixturePair, Side
 from otbound.verify.divergence import ExactBernoulli, _log_density, independent_log_psi
 from otbound.verify.enumeration import additive_noise
+from otbound.verify.noise_references import reference
 
 Z_SCORE = 4.0
 """Half-width of the confidence intervals in standard errors (two-sided level 1 − 6e-5)."""
@@ -67,8 +68,7 @@ def sample_outputs(scheme: Scheme, dataset: frozenset, function: Callable[[Batch
         truthful = rng.random(size) < mechanism.theta
         return np.where(truthful, drawn, 1 - drawn)
     mechanism = additive_noise(mechanism)
-    noise = (rng.normal(size=size) if mechanism.family is Family.GAUSSIAN
-             else rng.laplace(size=size))
+    noise = reference(mechanism.family).sample(rng, size)
     return drawn / mechanism.sensitivity + mechanism.noise_multiplier * noise
 
 

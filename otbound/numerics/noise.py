@@ -1,0 +1,134 @@
+"""The protocol every noise family of an additive mechanism implements.
+
+A family is the component distribution ``D(z; μ, s)`` of the mixture pairs a solver reduces a
+bound to (:class:`otbound.numerics.pairs.MixturePair`): a density with location ``μ`` (units of
+the sensitivity) and scale ``s``, its tails, its closed-form divergences where they exist, its
+ball-arithmetic versions for the certified evaluations, a sampler, and the theorems that hold
+for it. The numerics ask the family object and never test which family it is; the concrete
+families live in :mod:`otbound.numerics.families`, one module each.
+
+The fast quadratures are written per *shape* of the log-density (the Gaussian's is quadratic,
+Laplace's piecewise linear with kinks at the means), so a family of a known shape needs no
+integrator of its own.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from enum import Enum
+
+import numpy as np
+
+
+class Shape(Enum):
+    """The shape of ``z ↦ log D(z; μ, s)``, which picks the quadrature rules."""
+
+    QUADRATIC = "quadratic"
+    """``−(z − μ)²/2s²`` plus a constant: smooth, cells around the peaks of the integrand."""
+    PIECEWISE_LINEAR = "piecewise linear"
+    """``−|z − μ|/s`` plus a constant: analytic between the means, exact tails beyond them."""
+
+
+class NoiseFamily(ABC):
+    """One noise family (see the module docstring). Subclasses are stateless singletons."""
+
+    name: str
+    """The mechanism's name (``--mechanism``)."""
+    parameter: str
+    """The name of the scale parameter (``sigma``, ``scale``), also its command-line flag."""
+    shape: Shape
+    worst_case_source: str
+    """Where the worst case of the constraint patterns is established for this family."""
+    unequal_chains: bool = False
+    """Whether chains of unequal stretch have a proven worst case (002 Thm. 3.3)."""
+    rotation_invariant: bool = False
+    """Whether the noise is rotation invariant (002 Lemma 2.4, 001 Thm. H.12): what truncated
+    Poisson and the relaxed without-replacement bound need."""
+    three_point: bool = False
+    """Whether 001 Thm. 3.6's pattern has the certified three-point solver."""
+    binomial_expansion: bool = False
+    """Whether ``Ψ_α((1−r)D(0) + rD(d) ‖ D(0))`` has 001 Prop. E.4's binomial expansion."""
+
+    def __repr__(self) -> str:
+        return f"<{self.name} noise>"
+
+    # --- densities and tails, in doubles ---------------------------------------------------
+
+    @abstractmethod
+    def log_density(self, z: np.ndarray, scale: float) -> np.ndarray:
+        """``log D(z; 0, s)``."""
+
+    @abstractmethod
+    def relative_log(self, means: np.ndarray, z: np.ndarray, scale: float) -> np.ndarray:
+        """``λ_i(z) = log D(z; μ_i) − log D(z; 0)``, shape ``(len(means), len(z))``, accurate
+        to a few ulps of ``|λ_i|``."""
+
+    @abstractmethod
+    def relative_log_slope(self, means: np.ndarray, z: np.ndarray, scale: float) -> np.ndarray:
+        """``∂λ_i/∂z`` (a one-sided value at kinks), shape ``(len(means), len(z))``."""
+
+    @abstractmethod
+    def log_survival(self, x: np.ndarray) -> np.ndarray:
+        """``log P(D > x)`` of the standardised distribution (``μ = 0``, ``s = 1``)."""
+
+    @abstractmethod
+    def reach(self, log_budget: float) -> float:
+        """A standardised distance ``c ≥ 0`` with ``P(D > c) ≤ e^{−log_budget}``."""
+
+    @abstractmethod
+    def log_sup_ratio(self, p_means: np.ndarray, p_log_weights: np.ndarray,
+                      q_means: np.ndarray, q_log_weights: np.ndarray, scale: float) -> float:
+        """``lim_{z→∞} log P(z)/Q(z)`` for the mixtures ``P``, ``Q`` (``inf`` allowed)."""
+
+    @abstractmethod
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        """``size`` draws of the standardised distribution."""
+
+    # --- closed-form divergences ------------------------------------------------------------
+
+    @abstractmethod
+    def shift_log_psi(self, gap: float, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(log Ψ_α(D(gap) ‖ D(0)), its absolute rounding error)`` in scale units."""
+
+    def shift_log_psi_ball(self, order: int, scale: float, sensitivity: float):
+        """``log Ψ_α(D(Δ) ‖ D(0))`` at ``Δ = sensitivity`` as an arb ball, or ``None`` when
+        the family has no closed form for it."""
+        return None
+
+    # --- high precision (mpmath) and ball arithmetic (python-flint) --------------------------
+
+    @abstractmethod
+    def survival_mp(self, x):
+        """``P(D > x)`` of the standardised distribution at an mpmath number."""
+
+    @abstractmethod
+    def norm_ball(self, scale):
+        """The density at its mean, ``D(μ; μ, s)``, as a ball (``scale`` a ball)."""
+
+    @abstractmethod
+    def kernel_ball(self, offset, scale, sign: int | None = None):
+        """``D(μ + offset; μ, s)/D(μ; μ, s)`` at a ball; for a piecewise-linear shape ``sign``
+        fixes ``|offset| = sign · offset`` (analytic across the ball), ``None`` takes ``abs``."""
+
+    @abstractmethod
+    def survival_ball(self, distance, scale):
+        """Mass of one component beyond ``distance ≥ 0`` from its mean, as a ball."""
+
+    @abstractmethod
+    def log_kernel_float(self, distance: float, sign: int) -> float:
+        """``log`` of the kernel at a standardised offset, in doubles (to rank terms only)."""
+
+    @abstractmethod
+    def linear_part_ball(self, mean: float, scale, sign: int | None) -> tuple:
+        """``(A, B)`` with ``log D(z; μ, s) = shape(z) + A z + B``, ``shape`` the part common
+        to every mean (:meth:`shape_part_ball`)."""
+
+    @abstractmethod
+    def log_kernel_ratio_ball(self, z, mean: float, top: float, scale, sign: int | None,
+                              top_sign: int | None):
+        """``log D(z; mean)/D(z; top)`` at a ball, factored so that nothing cancels."""
+
+    @abstractmethod
+    def shape_part_ball(self, z, slope, intercept, scale):
+        """``shape(z) + slope·z + intercept`` at a ball, written so that the ball's width grows
+        with its distance from the peak only (a square is completed)."""
