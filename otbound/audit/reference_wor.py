@@ -187,7 +187,7 @@ def wor_substitution(setting: Subsampling, mechanism: Mechanism, alpha: float) -
     bound as the upper end; the best of :func:`substitution_constructions` (or otbound's own
     worst case, where it has one) as the lower end."""
     from otbound.audit.references import subsampled
-    from otbound.numerics.one_step import per_order
+    from otbound.numerics.mixtures import per_order
 
     alpha = float(alpha)
     own = subsampled(setting, mechanism, Quantity.RDP, alpha)
@@ -218,7 +218,8 @@ def wor_removal(batch_size: int, dataset_size: int, mechanism: Mechanism,
     at least 2), whose outputs ``(1 − w) N(0) + w N(2L)`` and ``N(0)`` have ``w = P[a ∈ y]``
     counted exactly."""
     from otbound.numerics.derived import bundled, evaluate
-    from otbound.numerics.one_step import branches_log_psi, per_order
+    from otbound.numerics.mixtures import per_order
+    from otbound.numerics.one_step import branches_log_psi
 
     mechanism = _additive(mechanism)
     alpha = float(alpha)
@@ -244,7 +245,7 @@ def gaussian_group(distance: int, mechanism: Mechanism, alpha: float) -> Referen
     closed form (``α k²/(2σ²)`` for the Gaussian, in units of the sensitivity) as the upper end;
     the batches ``y = B ∪ g``, ``y' = B ∪ g'`` with ``|g| = |g'| = k`` and
     ``f(y) = L·|y ∩ g|`` (outputs ``N(kL, σ²)`` and ``N(0, σ²)``) as the lower end."""
-    from otbound.numerics.one_step import per_order
+    from otbound.numerics.mixtures import per_order
 
     mechanism = _additive(mechanism)
     alpha = float(alpha)

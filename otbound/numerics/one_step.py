@@ -26,15 +26,16 @@ import numpy as np
 
 from otbound.choices import Method, Quantity, SchemeKind
 from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
+from otbound.numerics.baselines import balle, baseline_bounds
 from otbound.numerics.certified import (certified_delta_curve, certified_log_psi_curve,
                                         certified_mode, certifying)
-from otbound.numerics.forward_differences import can_win, log_forward_difference
 from otbound.numerics.hockey_stick import ESCALATE, check_epsilons, hockey_stick_curve
 from otbound.numerics.limits import MAX_ALPHA
-from otbound.numerics.mechanisms import Mechanism, Pair, single_distance
+from otbound.numerics.mechanisms import Mechanism, Pair
+from otbound.numerics.mixtures import (mixture_log_psi, per_order, profile_mixture, rounded_up,
+                                       weighted_sum)
 from otbound.numerics.problems import NumericProblem, Term
-from otbound.numerics.renyi import (_log_psi_from_excess, check_orders, log_factorial,
-                                    log_mixture_psi, log_psi_curve)
+from otbound.numerics.renyi import check_orders, log_psi_curve
 from otbound.numerics.rounding import EPS, SMALLEST, Bounds, NumericBound, maximum, minimum
 from otbound.numerics.settings import Subsampling, unit_setting
 from otbound.numerics.solvers import Basis, How
@@ -42,12 +43,6 @@ from otbound.numerics.three_point import ThreePointMaximum
 
 if TYPE_CHECKING:
     from otbound.numerics.derived import DerivedSetting
-
-
-def _rounded_up(values: np.ndarray, inputs: np.ndarray) -> np.ndarray:
-    """One more ulp upwards, and the smallest positive double where a positive input
-    underflowed."""
-    return np.where(inputs > 0, np.maximum(np.nextafter(values, np.inf), SMALLEST), values)
 
 
 # --- RDP ------------------------------------------------------------------------------------
@@ -135,13 +130,6 @@ def _monotone(bounds: Bounds, points: np.ndarray, decreasing: bool = False) -> B
     return Bounds(upper, np.minimum(bounds.estimate, upper))
 
 
-def per_order(log_psi: Bounds, alphas: np.ndarray) -> Bounds:
-    """``ε(α) = log Ψ_α/(α − 1)``, rounded up."""
-    scale = alphas - 1
-    return Bounds(_rounded_up(log_psi.upper / scale * (1 + 2 * EPS), log_psi.upper),
-                  log_psi.estimate / scale)
-
-
 Branch = tuple[float, list[Pair]]
 """``(log probability, dominating pairs)``: one public branch of a mixture of mechanisms, whose
 divergence is the largest over its pairs."""
@@ -169,16 +157,6 @@ def terms_log_psi(terms: list[Term], mechanism: Mechanism, alphas: np.ndarray,
 def terms_delta(terms: list[Term], mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
     """``Σ_t P(t) · max_pairs δ(ε; pair)`` for one case (tight, as upper bounds)."""
     return branches_delta(tight_branches(terms, mechanism), epsilons)
-
-
-def mixture_log_psi(log_weights: np.ndarray, log_psis: list[Bounds],
-                    log_weight_errors: np.ndarray | None = None) -> Bounds:
-    """``log Σ_b w_b Ψ_b`` (weights summing to one) of upper bounds and of estimates."""
-    if len(log_psis) == 1 and log_weights[0] == 0:
-        return log_psis[0]
-    upper, error = log_mixture_psi(log_weights, [b.upper for b in log_psis], log_weight_errors)
-    estimate, _ = log_mixture_psi(log_weights, [b.estimate for b in log_psis])
-    return Bounds(_rounded_up(upper + error, upper), estimate)
 
 
 def branches_log_psi(branches: Sequence[Branch], alphas: np.ndarray,
@@ -226,46 +204,15 @@ def _tight_rdp(setting, mechanism: Mechanism, alphas: np.ndarray, limit: bool = 
 def _agnostic_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
     """Through the base mechanism's group privacy profile only: per case, the smallest of the
     couplings of the bound's mixtures (joint convexity) and of the published bounds that apply
-    to the case's scheme and shape (:func:`_rdp_baselines`)."""
+    to the case's scheme and shape (:mod:`otbound.numerics.baselines`)."""
     profile = _once_per_distance(mechanism.group_log_psi)
     cases = []
     for terms, shape in zip(setting.cases(), setting.shapes()):
-        bounds = [per_order(_profile_mixture(weights, distances, profile, alphas), alphas)
+        bounds = [per_order(profile_mixture(weights, distances, profile, alphas), alphas)
                   for weights, distances in _couplings(terms)]
-        cases.append(_smallest(bounds + _rdp_baselines(setting, shape, mechanism, profile, alphas),
-                               setting, mechanism))
+        cases.append(_smallest(bounds + baseline_bounds(setting, shape, Quantity.RDP, mechanism,
+                                                        profile, alphas), setting, mechanism))
     return maximum(cases)
-
-
-def _rdp_baselines(setting, shape: tuple[int, int], mechanism: Mechanism, profile,
-                   alphas: np.ndarray) -> list[Bounds]:
-    """The published RDP bounds that apply to one case: 001 Prop. E.4 (Zhu & Wang 2019) for one
-    insertion or removal under Poisson subsampling; for one substitution without replacement,
-    Wang et al. 2019 Thm. 9 (001 Prop. E.2 with its sharper second-order term), and Thm. 27
-    where the mechanism meets its condition; 001 Prop. E.5 for K substitutions."""
-    inserted, removed = shape
-    if setting.scheme is SchemeKind.POISSON and inserted + removed == 1:
-        factor = math.log(2) if inserted else 0.0   # 001 Prop. E.4: insertion costs 2
-        return [_at_next_integer(lambda n: _zhu_wang(setting.rate, profile, n, factor), alphas)]
-    if setting.scheme is SchemeKind.WOR and inserted == removed == 1:
-        w = setting.sampled_fraction
-        moment = mechanism.log_moment_ball
-        return [_at_next_integer(lambda n: _wang_et_al(w, profile, n, moment), alphas)]
-    return [per_order(_profile_mixture(weights, distances, profile, alphas), alphas)
-            for weights, distances in _prop_e5(setting, shape)]
-
-
-def _prop_e5(setting, shape: tuple[int, int]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """001 Prop. E.5 for K-fold substitution without replacement (K ≥ 2) at one dataset size:
-    its terms' log-probabilities and distances (empty where it does not apply)."""
-    inserted, removed = shape
-    if setting.scheme is not SchemeKind.WOR or inserted != removed or inserted < 2:
-        return []
-    try:
-        unit, _ = unit_setting(setting)
-    except UnsupportedOperation:
-        return []
-    return [_labelled_terms(unit.with_group_size(inserted).agnostic_cases())]
 
 
 def _couplings(terms: list[Term]) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -337,104 +284,6 @@ def _diagonal_coupling(problem: NumericProblem) -> tuple[np.ndarray, np.ndarray]
     return problem.left, np.diag(_distances(problem))
 
 
-def _labelled_terms(cases: list[list[Term]]) -> tuple[np.ndarray, np.ndarray]:
-    """Log-probabilities and distances of a bound whose terms each compare two batches at a
-    distance (001 Prop. E.5)."""
-    (terms,) = cases
-    return (np.array([log_p for log_p, _ in terms]),
-            np.array([single_distance(problem) for _, problem in terms]))
-
-
-def _profile_mixture(log_weights, distances, profile, alphas: np.ndarray) -> Bounds:
-    """``log Σ_b w_b Ψ_α(distance_b)`` from the group privacy profile (joint convexity)."""
-    log_weights = np.asarray(log_weights, dtype=float)
-    keep = log_weights > -np.inf
-    return mixture_log_psi(log_weights[keep], [profile(int(d), alphas)
-                                               for d in np.asarray(distances)[keep]])
-
-
-def _at_next_integer(bound: Callable[[int], Bounds], alphas: np.ndarray) -> Bounds:
-    """An integer-order bound on ``log Ψ_n`` used at every order: ``ε(α) ≤ ε(⌈α⌉)``, because
-    the Rényi divergence never decreases in its order."""
-    orders = np.maximum(np.ceil(alphas), 2).astype(int)
-    values = {n: bound(int(n)) for n in np.unique(orders)}
-    upper = np.array([values[n].upper[0] for n in orders])
-    estimate = np.array([values[n].estimate[0] for n in orders])
-    return per_order(Bounds(upper, estimate), orders.astype(float))
-
-
-def _zhu_wang(rate: float, profile, order: int, log_factor: float) -> Bounds:
-    """001 Prop. E.4: ``log Σ_l Binom(l | α, r) Ψ_l`` at integer ``α`` with ``Ψ_0 = Ψ_1 = 1``
-    and ``Ψ_l`` the base divergence at distance 1; ``log_factor`` is added (log 2 for
-    insertion)."""
-    if rate == 0:
-        return Bounds(np.full(1, log_factor), np.full(1, log_factor))
-    levels = np.arange(order + 1)
-    single = profile(1, np.maximum(levels, 2).astype(float))
-    log_psis = [Bounds(np.array([single.upper[l] if l >= 2 else 0.0]),
-                       np.array([single.estimate[l] if l >= 2 else 0.0])) for l in levels]
-    log_weights, errors = _log_binomial_with_errors(order, rate)
-    value = mixture_log_psi(log_weights, log_psis, errors)
-    return Bounds(_rounded_up(value.upper + log_factor, value.upper), value.estimate + log_factor)
-
-
-def _log_binomial_with_errors(count: int, rate: float) -> tuple[np.ndarray, np.ndarray]:
-    """``log Binom(l | count, r)`` for ``l = 0 … count`` by log-factorials (fast for orders up
-    to 10⁴), with bounds on their absolute errors: a few ulps of the sum of the parts' sizes."""
-    levels = np.arange(count + 1, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        parts = (log_factorial(count) + 0 * levels, -log_factorial(levels),
-                 -log_factorial(count - levels),
-                 np.where(levels > 0, levels * math.log(rate), 0.0),
-                 np.where(levels < count, (count - levels) * math.log1p(-rate)
-                          if rate < 1 else -np.inf, 0.0))
-    return sum(parts), 8 * EPS * sum(np.abs(np.where(np.isfinite(p), p, 0.0)) for p in parts)
-
-
-def _wang_et_al(w: float, profile, order: int, log_moment_ball) -> Bounds:
-    """Wang et al. 2019, Thm. 9 (001 Prop. E.2 with a sharper second-order term):
-    ``log(1 + C(α, 2) w² min(4 (Ψ_2 − 1), 2 Ψ_2) + 2 Σ_{l=3}^{α} C(α, l) w^l Ψ_l)`` at integer
-    ``α`` (each term increases with ``Ψ_l``, so upper bounds on them give one on the sum); where
-    ``log_moment_ball(1)`` is not ``None``, Thm. 27: ``2 Ψ_l`` is replaced by ``4 √(B(l⁻) B(l⁺))``
-    where smaller, ``B`` the forward differences of :mod:`.forward_differences` at the even
-    neighbours ``l⁻ ≤ l ≤ l⁺``."""
-    levels = np.arange(2, order + 1)
-    single = profile(1, levels.astype(float))
-    log_choose = np.array([math.lgamma(order + 1) - math.lgamma(l + 1) - math.lgamma(order - l + 1)
-                           for l in levels])
-    base = math.log(2) + log_choose + levels * math.log(w)
-    improved = _thm_27_terms(levels[1:], log_moment_ball)
-    values = []
-    for log_psi, rounding in ((single.upper, True), (single.estimate, False)):
-        log_psi = log_psi.copy()
-        # 4 (Ψ_2 − 1) = 2 Ψ_2 · 2 (1 − 1/Ψ_2): the smaller of the two where 2 (1 − 1/Ψ_2) < 1
-        with np.errstate(divide="ignore"):
-            second = min(0.0, float(np.log(-2 * np.expm1(-max(log_psi[0], 0.0)))))
-        log_psi[0] += second
-        log_psi[1:] = np.minimum(log_psi[1:], improved)
-        finite = abs(second) if second > -np.inf else 0.0
-        magnitude = 8 * EPS * (levels.size + order + finite
-                               + np.max(np.abs(base) + np.abs(np.where(np.isfinite(log_psi),
-                                                                        log_psi, 0.0))))
-        value, error = _log_psi_from_excess(np.logaddexp.reduce(base + log_psi),
-                                            magnitude if rounding else 0.0)
-        values.append(float(value + error))
-    return Bounds(_rounded_up(np.array(values[:1]), np.ones(1)), np.array(values[1:]))
-
-
-def _thm_27_terms(levels: np.ndarray, log_moment_ball) -> np.ndarray:
-    """Upper bounds on ``log(2 √(B(l⁻) B(l⁺)))`` (Wang et al. 2019, Thm. 27; ``inf`` where the
-    theorem does not apply or cannot help)."""
-    if not levels.size or log_moment_ball(1) is None:
-        return np.full(levels.size, np.inf)
-    found = {even: (log_forward_difference(log_moment_ball, even)
-                    if can_win(log_moment_ball, even) else np.inf)
-             for even in range(2, int(levels[-1]) + 2, 2)}
-    lower = [found[2 * (int(l) // 2)] for l in levels]
-    upper = [found[2 * ((int(l) + 1) // 2)] for l in levels]
-    return math.log(2) + (np.array(lower) + np.array(upper)) / 2
-
-
 def _posthoc_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
     """Mironov's group property on the K = 1 tight bound of the setting's scheme; since
     ``ε(α) ≤ ε(α')`` for ``α' ≥ α``, the order ``max(α, α*)`` is used, ``α*`` minimising the
@@ -463,7 +312,7 @@ def _mironov_group(curve, alphas: np.ndarray, depth: int) -> Bounds:
     first, second = (alphas - 0.5) / (alphas - 1), alphas / (alphas - 1)
     n = alphas.size
     upper = (first * inner.upper[:n] + second * inner.upper[n:]) * (1 + 8 * EPS)
-    return Bounds(_rounded_up(upper, upper), first * inner.estimate[:n]
+    return Bounds(rounded_up(upper, upper), first * inner.estimate[:n]
                   + second * inner.estimate[n:])
 
 
@@ -509,18 +358,6 @@ def adp(setting: Subsampling | DerivedSetting, mechanism: Mechanism, method: Met
     return Bounds(np.minimum(result.upper, 1.0), np.minimum(result.estimate, 1.0)).as_list()
 
 
-def weighted_sum(log_weights, deltas: list[Bounds]) -> Bounds:
-    """``Σ_b w_b δ_b`` of upper bounds (rounded up) and of estimates."""
-    log_weights = np.asarray(log_weights, dtype=float)
-    weights = np.exp(log_weights)
-    upper = sum(w * d.upper for w, d in zip(weights, deltas))
-    margin = 4 * EPS * (len(deltas) + np.max(np.abs(log_weights[np.isfinite(log_weights)]),
-                                             initial=0.0))
-    positive = sum((w > 0) * d.upper for w, d in zip(weights, deltas))
-    return Bounds(_rounded_up(upper * (1 + margin), positive),
-                  sum(w * d.estimate for w, d in zip(weights, deltas)))
-
-
 def branches_delta(branches: Sequence[Branch], epsilons: np.ndarray,
                    tolerance: float = ESCALATE) -> Bounds:
     """``Σ_b P(b) · max_pairs δ(ε; pair)`` (upper bounds and estimates); ε may be negative.
@@ -540,7 +377,7 @@ def _tight_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
 
 
 def _agnostic_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
-    """As :func:`_agnostic_rdp`, for δ(ε) (:func:`_delta_baselines`)."""
+    """As :func:`_agnostic_rdp`, for δ(ε)."""
     profile = _once_per_distance(mechanism.group_delta)
     cases = []
     for terms, shape in zip(setting.cases(), setting.shapes()):
@@ -553,22 +390,9 @@ def _agnostic_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Boun
                        for weights, distances in couplings]
         bounds += [_balle_group(weights, distances, profile, epsilons)
                    for weights, distances in _shared_component(terms)]
-        cases.append(_smallest(bounds + _delta_baselines(setting, shape, profile, epsilons),
-                               setting, mechanism))
+        cases.append(_smallest(bounds + baseline_bounds(setting, shape, Quantity.ADP, mechanism,
+                                                        profile, epsilons), setting, mechanism))
     return maximum(cases)
-
-
-def _delta_baselines(setting, shape: tuple[int, int], profile,
-                     epsilons: np.ndarray) -> list[Bounds]:
-    """The published mechanism-agnostic δ(ε) bounds that apply to one case without
-    replacement: Balle et al. 2018 for one substitution, 001 Prop. E.5 for K of them. (Under
-    Poisson subsampling, 003 Sec. 3.3's is read off the product coupling.)"""
-    inserted, removed = shape
-    if setting.scheme is SchemeKind.WOR and inserted == removed == 1:
-        return [_balle(math.log(setting.sampled_fraction), lambda eps: profile(1, eps),
-                       epsilons)]
-    return [weighted_sum(weights, [profile(int(k), epsilons) for k in distances])
-            for weights, distances in _prop_e5(setting, shape)]
 
 
 def _balle_group(log_weights: np.ndarray, distances: np.ndarray, profile,
@@ -581,7 +405,7 @@ def _balle_group(log_weights: np.ndarray, distances: np.ndarray, profile,
     if not keep.size:
         return Bounds(np.zeros(epsilons.size), np.zeros(epsilons.size))
     log_eta = float(np.logaddexp.reduce(log_weights[keep]))
-    return _balle(log_eta, lambda eps: weighted_sum(
+    return balle(log_eta, lambda eps: weighted_sum(
         log_weights[keep] - log_eta, [profile(int(distances[k]), eps) for k in keep]), epsilons)
 
 
@@ -604,20 +428,6 @@ def _shared_component(terms: list[Term]) -> list[tuple[np.ndarray, np.ndarray]]:
     return [(terms[0].log_probability + terms[0].problem.left, reach)]
 
 
-def _balle(log_eta: float, base: Callable[[np.ndarray], Bounds], epsilons: np.ndarray) -> Bounds:
-    """Balle et al. 2018: with probability ``η`` of touching the differing elements, the
-    subsampled mechanism has ``δ(ε) ≤ η δ_base(ε')`` with ``e^ε = 1 + η (e^{ε'} − 1)``, i.e.
-    ``ε' = log(1 + (e^ε − 1)/η)`` (formed in log space: no overflow at any ε)."""
-    with np.errstate(over="ignore"):
-        small = np.log1p(np.expm1(np.minimum(epsilons, 1.0)) / math.exp(log_eta))
-    large = (epsilons - log_eta
-             + np.log1p(-np.exp(-np.maximum(epsilons, 1.0)) * -math.expm1(log_eta)))
-    inner = np.where(epsilons < 1.0, small, large)
-    # ε' is rounded down (a smaller ε' gives a larger δ_base): a few ulps suffice.
-    inner = np.maximum(inner * (1 - 8 * EPS), 0.0)
-    return weighted_sum([log_eta], [base(inner)])
-
-
 def _posthoc_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
     """``(Kε₁, Σ_{k<K} e^{kε₁} δ₁(ε₁))`` from the K = 1 tight profile ``δ₁`` of the setting's
     scheme; any ``ε₁ ≤ ε/K`` is valid, and ``min(ε/K, ε₁*)`` is used, ``ε₁*`` minimising the
@@ -630,7 +440,7 @@ def _posthoc_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bound
         # ε₁ ≤ POSTHOC_SEARCH/K keeps every term finite
         factor = np.array([math.fsum(math.exp(j * e) for j in range(k)) for e in inner])
         upper = base.upper * factor * (1 + 4 * k * EPS)
-        return Bounds(_rounded_up(upper, base.upper), base.estimate * factor)
+        return Bounds(rounded_up(upper, base.upper), base.estimate * factor)
 
     if k == 1:
         return group(epsilons)
