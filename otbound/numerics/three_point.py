@@ -647,13 +647,6 @@ class ThreePointMaximum:
                       np.array([found[n][0] for n in orders]) * scale)
 
 
-def solves(problem: NumericProblem, mechanism) -> bool:
-    """Whether ``mechanism``'s noise has the three-point solver and ``problem`` is the
-    pattern."""
-    return (getattr(getattr(mechanism, "family", None), "three_point", False)
-            and recognise(problem) is not None)
-
-
 _CERTIFICATES: dict = {}
 
 
