@@ -213,7 +213,7 @@ class _Mixture:
         """``Σ w_i D(z; μ_i)`` at a ball (``acb`` or ``arb``); for a piecewise-linear family
         ``signs`` fixes ``|z − μ_i| = sign_i (z − μ_i)`` (analytic between kinks), else ``abs``
         is used."""
-        signs = signs if signs is not None else [None] * len(self.means)
+        signs = self._signs(signs)
         total = sum(w * self.family.kernel_ball(z - m, self.s, sign)
                     for m, w, sign in zip(self.means, self.weights, signs))
         return self.family.norm_ball(self.s) * total
@@ -227,7 +227,7 @@ class _Mixture:
         line: this is the continuation of ``log p`` that ``acb.integral`` needs. Keeping ``A``
         and ``B`` apart lets callers combine sides before evaluating (no dependency blow-up of
         the balls)."""
-        signs = signs if signs is not None else [None] * len(self.means)
+        signs = self._signs(signs)
         centre = float(z.real.mid())
         logs = [self._log_component(centre, k, signs) for k in range(len(self.means))]
         top = int(np.argmax(logs))
@@ -237,6 +237,10 @@ class _Mixture:
                                                      signs[top]).exp()
                     for m, w, sign in zip(self.means, self.weights, signs))
         return slope, intercept, ratio.log(analytic=analytic)
+
+    def _signs(self, signs) -> list:
+        """The signs per component, ``None`` each where none are given (``abs``)."""
+        return list(signs) if signs is not None else [None] * len(self.means)
 
     def quadratic(self, z, slope, intercept):
         """``shape(z) + A z + B`` (see :meth:`log_parts`), written so that a ball's width grows
