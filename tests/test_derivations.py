@@ -11,7 +11,8 @@ from otbound.engine.symbols import N, q
 
 NAMES = ["001-prop-E.4", "001-thm-3.6", "001-thm-F.2", "001-thm-F.3", "001-prop-E.5",
          "001-thm-4.1", "003-thm-3.7", "wor-group-substitution", "wr-substitution",
-         "wr-insertion-removal", "wr-group-substitution"]
+         "wr-insertion-removal", "wr-group-substitution", "002-thm-3.1", "002-thm-3.3",
+         "002-thm-3.4"]
 SYMBOLIC = ["001-prop-E.4", "001-thm-3.6", "001-thm-4.1"]
 
 

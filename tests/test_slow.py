@@ -7,7 +7,7 @@ import pytest
 
 from otbound.engine.bundled import bundled_derivations
 from otbound.engine.derivation import InstanceGrid, run
-from otbound.engine.symbols import q, r
+from otbound.engine.symbols import B, q, r
 
 RATES = tuple({r: Fraction(*v)} for v in ((1, 2), (1, 3), (2, 7), (1, 10), (9, 10)))
 BATCH_SIZES = tuple({q: v} for v in range(1, 7))
@@ -27,6 +27,8 @@ def test_derivation_on_a_larger_grid(path, derivation):
         return
     symbol = next(iter(derivation.grid.parameters[0]))
     parameters = RATES if symbol == r else BATCH_SIZES
+    if B in derivation.grid.parameters[0]:   # truncated Poisson: every rate at B = 1, 2, 3
+        parameters = tuple(rate | {B: cap} for rate in RATES for cap in (1, 2, 3))
     wider = replace(derivation, grid=InstanceGrid(range(1, 12), parameters))
     report = run(wider)
     assert report.passed, report.to_text()

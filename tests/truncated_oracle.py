@@ -1,6 +1,6 @@
 """The hand-written 002 Thm. 3.1 (add/remove), 3.3 (zero-out) and 3.4 (replace-one) pairs that
 ``account --scheme truncated-poisson`` used before it read the engine's derived bounds
-(:mod:`otbound.engine.truncation`): kept only as a test oracle.
+(now the derivation files ``derivations/truncated_*.py``): kept only as a test oracle.
 
 Untruncated branch (weight ``1 − w``): ``(1 − p) N(0) + p N(1)`` against ``N(0)``; truncated
 branch (weight ``w``): ``(1 − q̃) N(0) + q̃ N(2)`` against ``N(0)``; weights and rates raised by

@@ -2,7 +2,8 @@
 subset of size ``B`` when more than ``B`` of the ``n`` records were sampled.
 
 Its dominating pairs (002 Thm. 3.1 add/remove-1-of-n, 3.3 zero-out, 3.4 replace-one), derived
-by the engine (:mod:`otbound.engine.truncation`), are public mixtures of two Gaussian branches:
+by the engine from the bundled derivation files (``derivations/truncated_*.py``), are public
+mixtures of two Gaussian branches:
 with probability ``1 − w``, ``w = P[Binom(n − 1, p) ≥ B]``, no truncation touches the sensitive
 record and the pair is the Poisson-subsampled Gaussian at rate ``p``; otherwise the record enters with probability ``q̃`` and displaces another, so the
 sensitivity doubles. ``q̃`` has the closed form of 002 Sec. 3.4,
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from otbound.accounting.steps import Step
-from otbound.accounting.truncated_derived import SOURCES, batch_relation, derived_cases
+from otbound.accounting.truncated_derived import SOURCES, derived, derived_cases
 from otbound.choices import Neighbouring
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, describe
@@ -84,13 +85,13 @@ class TruncatedPoissonSetting:
     def describe(self) -> dict:
         return {"scheme": "truncated-poisson", "rate": self.rate, "max_batch": self.max_batch,
                 "dataset_size": self.dataset_size, "neighbouring": self.neighbouring.value,
-                "distance_unit": batch_relation(self.neighbouring).unit(),
+                "distance_unit": derived(self.neighbouring).batch_relation.unit(),
                 "bound": f"derived ({SOURCES[self.neighbouring]})"}
 
 
 def truncated_step(sampling: TruncatedPoissonSetting, mechanism: Mechanism, count: int) -> Step:
     """``count`` steps, from the engine's derived bound (002 Thm. 3.1, 3.3, 3.4; see
-    :mod:`otbound.engine.truncation`) solved by the Gaussian worst case."""
+    ``derivations/truncated_*.py``) solved by the Gaussian worst case."""
     if not (isinstance(mechanism, AdditiveNoise) and mechanism.family.rotation_invariant):
         raise UnsupportedOperation(
             "truncated Poisson sampling is analysed for the Gaussian mechanism only (002 "

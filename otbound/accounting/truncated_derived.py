@@ -1,5 +1,5 @@
-"""Truncated Poisson pairs from the derived bounds (:mod:`otbound.engine.truncation`; 002 Thm.
-3.1 add/remove, 3.3 zero-out, 3.4 replace-one).
+"""Truncated Poisson pairs from the bundled derivations (``derivations/truncated_*.py``: 002
+Thm. 3.1 add/remove, 3.3 zero-out, 3.4 replace-one).
 
 The engine's bound is a public mixture of two branches whose weights are
 ``w = P[Binom(N − 1, p) ≥ B]`` and whose rates are ``p`` and ``q̃``; the caller evaluates ``w``
@@ -14,11 +14,9 @@ worst case is 002 Thm. 3.4's pair, resp. Thm. 3.3's.
 
 from __future__ import annotations
 
-import functools
 import math
 
 from otbound.choices import Neighbouring
-from otbound.engine.relations import BatchRelation
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.solvers import Basis
@@ -29,32 +27,17 @@ SOURCES = {Neighbouring.ADD_REMOVE: "002 Thm. 3.1", Neighbouring.ZERO_OUT: "002 
 bound reproduces."""
 
 
-@functools.lru_cache(maxsize=3)
+DERIVATIONS = {Neighbouring.ADD_REMOVE: "002-thm-3.1", Neighbouring.ZERO_OUT: "002-thm-3.3",
+               Neighbouring.REPLACE_ONE: "002-thm-3.4"}
+"""The bundled derivation of each relation (``derivations/truncated_*.py``)."""
+
+
 def derived(neighbouring: Neighbouring = Neighbouring.ADD_REMOVE):
-    """The engine's bound as a :class:`DerivedBound` (validity: a generative coupling, for
-    every ``N``; confirmed by exact enumeration in the tests)."""
-    from otbound.engine import truncation
-    from otbound.numerics.derived import DerivedBound
+    """The bundled derivation's bound, a :class:`DerivedBound` (valid on its grid's instances
+    exactly, and for every N by its generative coupling)."""
+    from otbound.numerics.derived import bundled
 
-    bound = {Neighbouring.ADD_REMOVE: truncation.derived_bound,
-             Neighbouring.ZERO_OUT: truncation.derived_zero_out_bound,
-             Neighbouring.REPLACE_ONE: truncation.derived_substitution_bound}[neighbouring]()
-    return DerivedBound("002-truncated-poisson", neighbouring.value, bound, False,
-                        f"every N (generative coupling; {SOURCES[neighbouring]})",
-                        batch_relation(neighbouring),
-                        tuple(SHAPES[neighbouring] for _ in bound.cases), None)
-
-
-SHAPES = {Neighbouring.ADD_REMOVE: (0, 1), Neighbouring.ZERO_OUT: (1, 1),
-          Neighbouring.REPLACE_ONE: (1, 1)}
-"""``(K₊, K₋)`` of the datasets of each relation's cases (zero-out replaces a record)."""
-
-
-def batch_relation(neighbouring: Neighbouring) -> BatchRelation:
-    """The batches' relation: a record added or removed, or replaced (by another, or by the
-    zero record)."""
-    return (BatchRelation.INSERTION_REMOVAL if neighbouring is Neighbouring.ADD_REMOVE
-            else BatchRelation.SUBSTITUTION)
+    return bundled(DERIVATIONS[neighbouring])
 
 
 def derived_cases(rate: float, truncation: float, branch_rate: float, mechanism: Mechanism,

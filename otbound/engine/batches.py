@@ -33,6 +33,11 @@ def background(size: int) -> tuple[str, ...]:
     return tuple(f"b{i}" for i in range(1, size + 1))
 
 
+def is_background(name: str) -> bool:
+    """Whether ``name`` is a background element (``b1``, ``b2`` …)."""
+    return bool(_BACKGROUND_NAME.fullmatch(name))
+
+
 def check_special_name(name: str) -> None:
     """Reject special-element names that could collide with background names."""
     if not isinstance(name, str) or not name or _BACKGROUND_NAME.fullmatch(name):

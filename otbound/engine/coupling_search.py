@@ -35,7 +35,7 @@ from otbound.engine.case_bounds import instance_case_bound
 from otbound.engine.compatibility import find_compatibility_violation, profiles_by_content
 from otbound.engine.conditionals import Case, ConcreteConditionals
 from otbound.engine.farkas import FarkasCertificate, certificate_defect, rationalised
-from otbound.engine.relations import BatchRelation
+from otbound.engine.relations import NULL, BatchRelation
 from otbound.engine.report import CaseReport
 from otbound.engine.search_outcomes import (FOUND, INFEASIBLE, UNDECIDED, CouplingSearch,
                                              InstanceSearch)
@@ -91,7 +91,7 @@ def allowed_tuples(conditionals: ConcreteConditionals, relation: BatchRelation,
                      for label in order)
     probabilities = tuple(tuple(conditionals.conditional(label)[y] for y in support)
                           for label, support in zip(order, supports))
-    counts = _count_vectors(supports)
+    counts = _count_vectors(supports, relation)
     allowed: dict[tuple[int, int], np.ndarray] = {}
     for t in range(len(order)):
         for u in range(t + 1, len(order)):
@@ -104,16 +104,20 @@ def allowed_tuples(conditionals: ConcreteConditionals, relation: BatchRelation,
     return TupleSpace(order, supports, probabilities, tuples)
 
 
-def _count_vectors(supports: tuple[tuple[Batch, ...], ...]) -> list[np.ndarray]:
-    """Each support as a matrix of element multiplicities (batches × elements)."""
-    elements = sorted({e for support in supports for batch in support for e in batch})
+def _count_vectors(supports: tuple[tuple[Batch, ...], ...],
+                   relation: BatchRelation) -> list[np.ndarray]:
+    """Each support as a matrix of element multiplicities (batches × elements; zero-out does
+    not count the null record)."""
+    elements = sorted({e for support in supports for batch in support for e in batch}
+                      - ({NULL} if relation is BatchRelation.ZERO_OUT else set()))
     index = {e: i for i, e in enumerate(elements)}
     result = []
     for support in supports:
         matrix = np.zeros((len(support), len(elements)), dtype=np.int32)
         for row, batch in enumerate(support):
             for element in batch:
-                matrix[row, index[element]] += 1
+                if element in index:
+                    matrix[row, index[element]] += 1
         result.append(matrix)
     return result
 
@@ -123,7 +127,7 @@ def _distances(left: np.ndarray, right: np.ndarray, relation: BatchRelation) -> 
     :meth:`BatchRelation.distance`: multiset differences; substitution needs equal sizes)."""
     common = np.minimum(left[:, None, :], right[None, :, :]).sum(axis=2)
     sizes_left, sizes_right = left.sum(axis=1)[:, None], right.sum(axis=1)[None, :]
-    if relation is BatchRelation.INSERTION_REMOVAL:
+    if relation is not BatchRelation.SUBSTITUTION:
         return (sizes_left + sizes_right - 2 * common).astype(float)
     return np.where(sizes_left == sizes_right, sizes_left - common, math.inf).astype(float)
 

@@ -16,20 +16,22 @@ from dataclasses import replace
 
 from otbound.engine.auto_coupling import SearchedCoupling
 from otbound.engine.batches import Content
-from otbound.engine.bound import ConstraintMatrix, MixtureBound
+from otbound.engine.bound import CaseBound, ConstraintMatrix, MixtureBound
 from otbound.engine.case_bounds import symbolic_case_bound
 from otbound.engine.compatibility import find_compatibility_violation, profiles_by_content
 from otbound.engine.conditionals import Case, ConcreteConditionals, SymbolicConditionals
-from otbound.engine.report import CaseReport, DerivationReport, InstanceFailure, VariantReport
+from otbound.engine.public_branch import branch_failures
+from otbound.engine.report import (BranchReport, CaseReport, DerivationReport, InstanceFailure,
+                                   VariantReport)
 from otbound.engine.type_level import TypeLevelResult, analyse_case
 from otbound.engine.validity import Verdict, check_marginals, prove_marginals
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 
-from otbound.engine.derivation_spec import (MAX_INSTANCE_BATCHES, Derivation, InstanceGrid,
-                                            StructuralParameter, Variant, user_code)
+from otbound.engine.derivation_spec import (MAX_INSTANCE_BATCHES, Branch, Derivation,
+                                            InstanceGrid, StructuralParameter, Variant, user_code)
 
-__all__ = ["Derivation", "InstanceGrid", "StructuralParameter", "Variant", "run", "user_code",
-           "with_searched_couplings"]
+__all__ = ["Branch", "Derivation", "InstanceGrid", "StructuralParameter", "Variant", "run", "user_code",
+           "variant_cases", "with_searched_couplings"]
 
 
 def run(derivation: Derivation) -> DerivationReport:
@@ -40,7 +42,7 @@ def run(derivation: Derivation) -> DerivationReport:
 
 
 def _run_variant(derivation: Derivation, variant: Variant) -> VariantReport:
-    cases = tuple(check_case(derivation, case) for case in variant.cases)
+    cases, branches = variant_cases(derivation, variant)
     bound = None
     if all(c.bound is not None for c in cases):
         bound = MixtureBound(tuple(c.bound for c in cases))
@@ -49,7 +51,40 @@ def _run_variant(derivation: Derivation, variant: Variant) -> VariantReport:
         difference = "no bound was derived"
     else:
         difference = bound.difference(published) if published is not None else ""
-    return VariantReport(variant, cases, bound, difference)
+    return VariantReport(variant, cases, bound, difference, branches)
+
+
+def variant_cases(derivation: Derivation, variant: Variant, instances: bool = True
+                  ) -> tuple[tuple[CaseReport, ...], tuple[BranchReport, ...]]:
+    """The report of each case of a variant (:func:`check_case`); for a public mixture, each
+    branch's reports too, and each case's bound is the branches' bounds weighted by their
+    probabilities (002 Sec. 3.1)."""
+    if not variant.branches:
+        return tuple(check_case(derivation, case, instances) for case in variant.cases), ()
+    branches = tuple(_branch_report(derivation, branch, instances)
+                     for branch in variant.branches)
+    return tuple(_public_mixture(branches, i) for i in range(len(variant.cases))), branches
+
+
+def _branch_report(derivation: Derivation, branch, instances: bool) -> BranchReport:
+    given = replace(derivation, scheme=branch.scheme)
+    failures, checked = branch_failures(derivation, branch)
+    return BranchReport(branch, tuple(check_case(given, case, instances)
+                                      for case in branch.cases), tuple(failures), checked)
+
+
+def _public_mixture(branches: tuple[BranchReport, ...], index: int) -> CaseReport:
+    """Case ``index`` of the mixture: the first branch's report whose case failed, else the
+    first branch's report with the weighted sum of the branches' bounds."""
+    reports = [branch.cases[index] for branch in branches]
+    for branch, report in zip(branches, reports):
+        if branch.failures:
+            return replace(report, defect=branch.failures[0], bound=None)
+        if report.bound is None or report.violation is not None:
+            return report
+    terms = tuple((branch.branch.weight * p, problem)
+                  for branch, report in zip(branches, reports) for p, problem in report.bound.terms)
+    return reports[0].with_bound(CaseBound(reports[0].bound.name, terms))
 
 
 def check_case(derivation: Derivation, case: Case, instances: bool = True) -> CaseReport:

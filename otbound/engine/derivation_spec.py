@@ -52,19 +52,45 @@ class InstanceGrid:
 
 
 @dataclass(frozen=True)
+class Branch:
+    """One value of a public latent variable (002 Sec. 3.1; :mod:`otbound.engine.public_branch`):
+    its probability ``weight`` (a closed form, or a symbol the derivation defines), the scheme
+    conditioned on it (:class:`~otbound.engine.public_branch.GivenBranch`), and one case per
+    pair shape of the relation, with the branch's own coupling."""
+
+    label: str
+    weight: sp.Expr
+    scheme: Scheme
+    cases: tuple[Case, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cases", tuple(self.cases))
+        object.__setattr__(self, "weight", sp.sympify(self.weight))
+
+
+@dataclass(frozen=True)
 class Variant:
     """One value of a derivation's structural parameters (e.g. group size K = 2).
 
     ``published`` is the statement as published, a function building it (built when first
     needed: evaluating a bound does not need it), or ``None`` when nothing was published for
-    these parameters (a result of otbound's own)."""
+    these parameters (a result of otbound's own).
+
+    A variant with ``branches`` is a public mixture: its bound is the branches' bounds weighted
+    by their probabilities, case by case; its ``cases`` are then those of the first branch
+    (every branch has the same pairs and events)."""
 
     label: str
     relation: DatasetRelation
     cases: tuple[Case, ...]
     published: MixtureBound | Callable[[], MixtureBound] | None
+    branches: tuple[Branch, ...] = ()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "branches", tuple(self.branches))
+        if self.branches:
+            _check_branches(self.label, self.branches)
+            object.__setattr__(self, "cases", self.branches[0].cases)
         object.__setattr__(self, "cases", tuple(self.cases))
         if len(self.cases) != len(self.relation.pairs()):
             raise InvalidSpecification(
@@ -82,6 +108,19 @@ class Variant:
                     f"otbound.MixtureBound, got {type(made).__name__}")
             object.__setattr__(self, "published", made)
         return self.published
+
+
+def _check_branches(label: str, branches: tuple[Branch, ...]) -> None:
+    """Every branch has the same pairs and events (the bound adds them case by case)."""
+    def shape(branch: Branch) -> list:
+        return [(c.pair, list(c.events_x.items()), list(c.events_x_prime.items()))
+                for c in branch.cases]
+
+    for branch in branches[1:]:
+        if shape(branch) != shape(branches[0]):
+            raise InvalidSpecification(
+                f"variant {label!r}: branch {branch.label!r} has other pairs or events than "
+                f"branch {branches[0].label!r} (a public mixture adds branches case by case)")
 
 
 def user_code(what: str, call: Callable[[], T]) -> T:
@@ -141,6 +180,10 @@ class Derivation:
     """Two structural parameters whose exchange swaps the roles of ``x`` and ``x'`` (``K_plus``
     and ``K_minus``): the variant at ``(b, a)`` is that at ``(a, b)`` read in the other
     direction, so its bound is the swapped bound (:meth:`CaseBound.swapped`)."""
+    definitions: Mapping[sp.Symbol, sp.Expr] = field(default_factory=dict)
+    """Closed forms, in ``N`` and the scheme's parameters, of the other symbols the bound is
+    stated in (a public branch's probability ``w``); checked exactly on the grid's instances
+    and substituted wherever the bound is evaluated on one."""
     path: str | None = field(default=None, compare=False)
     """The file that defines the derivation (set when it is loaded from one)."""
 
@@ -153,6 +196,7 @@ class Derivation:
         object.__setattr__(self, "tight", tuple(tuple(t) for t in self.tight))
         object.__setattr__(self, "errata", tuple(self.errata))
         object.__setattr__(self, "remarks", tuple(self.remarks))
+        object.__setattr__(self, "definitions", dict(self.definitions))
         if not self.variants:
             raise InvalidSpecification(f"derivation {self.name!r} declares no variant")
         for values in self.grid.parameters:

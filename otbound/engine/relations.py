@@ -24,34 +24,56 @@ from otbound.errors import InvalidSpecification
 
 UNBOUNDED = math.inf
 
+NULL = "⊥"
+"""The null record of zero-out neighbouring (002 Sec. 2): a query gives it the value 0, so a
+batch's output is that of its other records."""
+
 
 class BatchRelation(Enum):
     """Neighbouring relation between batches, with its induced distance ``d_Y``."""
 
     INSERTION_REMOVAL = "insertion/removal"
     SUBSTITUTION = "substitution"
+    ZERO_OUT = "insertion/removal of non-null records"
+    """Zero-out neighbouring (002 Thm. 3.3): insertion/removal distance between the batches
+    without the null record :data:`NULL` (a pseudometric: ``d(y, y ∪ {⊥}) = 0``)."""
 
     def distance(self, y: Batch, y2: Batch) -> float:
         """Induced distance ``d_Y(y, y2)`` (001 Def. 2.9).
 
         Insertion/removal: the size of the (multiset) symmetric difference. Substitution: the
-        number of elements to replace, or infinity when the sizes differ.
+        number of elements to replace, or infinity when the sizes differ. Zero-out: that of
+        insertion/removal, the null record not counted.
         """
+        if self is BatchRelation.ZERO_OUT:
+            return BatchRelation.INSERTION_REMOVAL.distance(self.seen(y), self.seen(y2))
         only_left, only_right = _one_sided_differences(y, y2)
         if self is BatchRelation.INSERTION_REMOVAL:
             return only_left + only_right
         return only_left if only_left == only_right else UNBOUNDED
+
+    def seen(self, batch: Batch) -> Batch:
+        """The batch as a query sees it: without the null record under zero-out, else
+        itself."""
+        if self is not BatchRelation.ZERO_OUT:
+            return batch
+        if isinstance(batch, frozenset):
+            return batch - {NULL}
+        return tuple(e for e in batch if e != NULL)
 
     def unit(self) -> str:
         """One unit of ``d_Y`` in words, the unit of a mechanism's sensitivity ("sensitivity
         L per …")."""
         if self is BatchRelation.INSERTION_REMOVAL:
             return "element inserted into or removed from a batch (a replaced element counts 2)"
+        if self is BatchRelation.ZERO_OUT:
+            return ("non-null element inserted into or removed from a batch (a replaced element "
+                    "counts 2, the null record 0)")
         return "element of a batch replaced by another"
 
     def symbol(self) -> str:
         """Short subscript used when printing (``±`` or ``Δ``)."""
-        return "±" if self is BatchRelation.INSERTION_REMOVAL else "Δ"
+        return "Δ" if self is BatchRelation.SUBSTITUTION else "±"
 
 
 def _one_sided_differences(y: Batch, y2: Batch) -> tuple[int, int]:
@@ -134,6 +156,19 @@ class InsertionRemoval:
 
 
 @dataclass(frozen=True, slots=True)
+class ZeroOut:
+    """Zero-out (002 Sec. 2): an element ``a`` replaced by the null record :data:`NULL`, or the
+    other way round: two cases."""
+
+    def pairs(self) -> tuple[NeighbourPair, ...]:
+        return (NeighbourPair("zero-out", ("a",), (NULL,)),
+                NeighbourPair("zero-in", (NULL,), ("a",)))
+
+    def describe(self) -> str:
+        return f"zero-out: one element replaced by the null record {NULL} or back (≃0)"
+
+
+@dataclass(frozen=True, slots=True)
 class Substitution:
     """Substitution of one element ``a`` by ``a'`` (001 Def. 2.3)."""
 
@@ -202,4 +237,4 @@ class KFoldSubstitution:
 
 
 DatasetRelation = (InsertionRemoval | Substitution | GroupInsertionRemoval | InsertRemove
-                   | KFoldSubstitution)
+                   | KFoldSubstitution | ZeroOut)

@@ -13,7 +13,7 @@ from otbound.engine.validity import Verdict
 
 if TYPE_CHECKING:
     from otbound.engine.search_outcomes import CouplingSearch
-    from otbound.engine.derivation_spec import Derivation, Variant
+    from otbound.engine.derivation_spec import Branch, Derivation, Variant
     from otbound.engine.type_level import TypeLevelResult
 
 SYMBOLIC, INSTANCES, INVALID = "symbolic", "instances", "invalid"
@@ -200,21 +200,55 @@ class CaseReport:
 
 
 @dataclass(frozen=True)
+class BranchReport:
+    """The checks of one branch of a public mixture (002 Sec. 3.1): its cases, and whether its
+    probability and event probabilities are the closed forms (``failures``) on the ``checked``
+    instances."""
+
+    branch: "Branch"
+    cases: tuple[CaseReport, ...]
+    failures: tuple[str, ...]
+    checked: int
+
+    def describe_checks(self) -> list[str]:
+        branch = self.branch
+        if self.failures:
+            closed = f"closed forms WRONG — {self.failures[0]}"
+        else:
+            closed = (f"probability {branch.weight}, the same on x and x', and the events' "
+                      f"probabilities: the closed forms, exactly on {self.checked} instances")
+        return ([f"branch {branch.label}: {closed}"]
+                + [f"  {line}" for case in self.cases for line in case.describe_checks()])
+
+    def to_json(self) -> dict:
+        return {"branch": self.branch.label, "probability": str(self.branch.weight),
+                "scheme": self.branch.scheme.describe(), "closed_forms_checked": self.checked,
+                "closed_form_failures": list(self.failures),
+                "cases": [c.to_json() for c in self.cases]}
+
+
+@dataclass(frozen=True)
 class VariantReport:
-    """All cases of one variant, the derived bound, and its comparison with the published one."""
+    """All cases of one variant, the derived bound, and its comparison with the published one;
+    for a public mixture, the report of each branch too."""
 
     variant: "Variant"
     cases: tuple[CaseReport, ...]
     bound: MixtureBound | None
     difference: str
+    branches: tuple[BranchReport, ...] = ()
 
     @property
     def valid(self) -> bool:
-        return all(c.valid for c in self.cases)
+        return all(c.valid for c in self.cases + self._branch_cases)
+
+    @property
+    def _branch_cases(self) -> tuple[CaseReport, ...]:
+        return tuple(c for b in self.branches for c in b.cases)
 
     @property
     def d_compatible(self) -> bool:
-        return all(c.d_compatible for c in self.cases)
+        return all(c.d_compatible for c in self.cases + self._branch_cases)
 
     @property
     def matches_published(self) -> bool:
@@ -222,7 +256,7 @@ class VariantReport:
 
     @property
     def loose(self) -> bool:
-        return any(c.loose for c in self.cases)
+        return any(c.loose for c in self.cases + self._branch_cases)
 
     @property
     def searched_scope(self) -> str:
@@ -251,6 +285,7 @@ class VariantReport:
             "bound_kind": LOOSE if self.loose else None,
             **({"bound_scope": self.searched_scope} if self.searched_scope else {}),
             "cases": [c.to_json() for c in self.cases],
+            **({"branches": [b.to_json() for b in self.branches]} if self.branches else {}),
         }
 
 
@@ -364,6 +399,15 @@ def _yes(flag: bool) -> str:
     return "yes" if flag else "NO"
 
 
+def _case_ingredients(case: Case) -> list[str]:
+    lines = [f"case {case.pair.name} ({case.pair.describe()}):"]
+    events = [f"{label}: {event.describe()}" for label, event in case.events_x.items()]
+    lines.append("  events on x:  " + "; ".join(events))
+    events = [f"{label}: {event.describe()}" for label, event in case.events_x_prime.items()]
+    lines.append("  events on x': " + "; ".join(events))
+    return lines + ["  coupling: " + step for step in case.coupling.describe()]
+
+
 def _variant_text(report: VariantReport) -> list[str]:
     variant = report.variant
     lines = [f"[{variant.label}] dataset relation: {variant.relation.describe()}"]
@@ -378,17 +422,19 @@ def _variant_text(report: VariantReport) -> list[str]:
         if report.searched_scope:
             lines.append(f"  Scope: this bound {report.searched_scope}.")
     lines.append("  Ingredients:")
-    for case_report in report.cases:
-        case = case_report.case
-        lines.append(f"    case {case.pair.name} ({case.pair.describe()}):")
-        events = [f"{label}: {event.describe()}" for label, event in case.events_x.items()]
-        lines.append("      events on x:  " + "; ".join(events))
-        events = [f"{label}: {event.describe()}" for label, event in case.events_x_prime.items()]
-        lines.append("      events on x': " + "; ".join(events))
-        lines += ["      coupling: " + step for step in case.coupling.describe()]
+    if report.branches:
+        lines.append("    a public mixture (002 Sec. 3.1): the bound of each branch, weighted by "
+                     "its probability (the same on x and x')")
+    for branch in report.branches or (None,):
+        indent = "    " if branch is None else "      "
+        if branch is not None:
+            lines.append(f"    branch {branch.branch.label} (probability "
+                         f"{branch.branch.weight}; {branch.branch.scheme.describe()}):")
+        for case_report in (report.cases if branch is None else branch.cases):
+            lines += [indent + line for line in _case_ingredients(case_report.case)]
     lines.append("  Checks:")
-    for case_report in report.cases:
-        lines += ["    " + line for line in case_report.describe_checks()]
+    for part in report.branches or report.cases:
+        lines += ["    " + line for line in part.describe_checks()]
     if report.variant.statement() is None:
         lines.append("    published statement: none for these parameters (otbound's own result)")
     else:

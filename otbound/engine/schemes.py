@@ -22,7 +22,7 @@ from typing import Iterator, Mapping
 
 import sympy as sp
 
-from otbound.engine.batches import Batch, Content
+from otbound.engine.batches import Batch, Content, is_background
 from otbound.engine.products import power_product
 from otbound.errors import InvalidSpecification
 
@@ -293,6 +293,30 @@ class TruncatedPoisson(SetScheme):
         m = sp.Dummy("m", integer=True)
         return sp.Sum(self.type_mass(content, m, n, size), (m, 0, n)).doit()
 
+    def branch_pmf(self, dataset: frozenset) -> dict[bool, dict[Batch, Fraction]]:
+        """The joint law of the batch and the public latent ``T = [|S ∩ background| ≥ B]``,
+        ``S`` the sample before truncation (002 Sec. 3.1): ``T`` says whether the background
+        records alone fill the batch, so it has the same law on both datasets of a pair."""
+        self._require_concrete()
+        cap = None if self.max_batch is None else int(self.max_batch)
+        return _branch_law(as_fraction(self.rate), cap, dataset)
+
+    def fill_probability(self, size: sp.Expr) -> sp.Expr:
+        """``w = P[Binom(N − 1, p) ≥ B]``: the law of ``T`` when the pair's larger dataset has
+        ``size`` records, one of them special (002 Thm. 3.1)."""
+        s = sp.Dummy("s", integer=True)
+        p, B = self.rate, self.max_batch
+        return sp.Sum(sp.binomial(size - 1, s) * p ** s * (1 - p) ** (size - 1 - s),
+                      (s, B, size - 1))
+
+    def inclusion_when_filled(self, size: sp.Expr) -> sp.Expr:
+        """``q̃ = P[Binom(N, p) ≥ B + 1] / w · B / N``: the chance that the special record is
+        in the batch given ``T`` (002 Sec. 3.4)."""
+        s = sp.Dummy("s", integer=True)
+        p, B = self.rate, self.max_batch
+        tail = sp.Sum(sp.binomial(size, s) * p ** s * (1 - p) ** (size - s), (s, B + 1, size))
+        return tail / self.fill_probability(size) * B / size
+
 
 @dataclass(frozen=True)
 class WithReplacement(Scheme):
@@ -354,3 +378,20 @@ def _multinomial(multiplicities: tuple[int, ...]) -> int:
         total += c
         result *= math.comb(total, c)
     return result
+
+
+@lru_cache(maxsize=256)
+def _branch_law(rate: Fraction, cap: int | None, dataset: frozenset
+                ) -> dict[bool, dict[Batch, Fraction]]:
+    """:meth:`TruncatedPoisson.branch_pmf`, by enumerating the sample before truncation."""
+    elements = sorted(dataset)
+    top = len(elements) if cap is None else cap
+    law: dict[bool, dict[Batch, Fraction]] = {False: {}, True: {}}
+    for count in range(len(elements) + 1):
+        weight = rate ** count * (1 - rate) ** (len(elements) - count)
+        for sample in itertools.combinations(elements, count):
+            fills = cap is not None and sum(map(is_background, sample)) >= top
+            kept = list(itertools.combinations(sample, min(count, top)))
+            for batch in map(frozenset, kept):
+                law[fills][batch] = law[fills].get(batch, Fraction(0)) + weight / len(kept)
+    return law

@@ -20,3 +20,6 @@ n = sp.Symbol("n", integer=True, nonnegative=True)
 
 m = sp.Symbol("m", integer=True, nonnegative=True)
 """Number of background elements in a batch (the free part of a batch type)."""
+
+B = sp.Symbol("B", integer=True, positive=True)
+"""Largest batch of truncated Poisson sampling (002 Algorithm 1)."""

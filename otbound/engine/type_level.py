@@ -91,6 +91,9 @@ class _Analysis:
         if not isinstance(scheme, (Poisson, WithoutReplacement)):
             raise UnsupportedOperation(f"the type-level analysis covers Poisson subsampling and "
                                        f"sampling without replacement, not {scheme.describe()}")
+        if relation is BatchRelation.ZERO_OUT:
+            raise UnsupportedOperation("zero-out distances (the null record not counted) are "
+                                       "not analysed at the level of types")
         if relation is BatchRelation.SUBSTITUTION and isinstance(scheme, Poisson):
             raise UnsupportedOperation("substitution distances between Poisson batches depend on "
                                        "the batch sizes; not analysed at the level of types")

@@ -81,7 +81,7 @@ class DerivedBound:
 def derive_bound(derivation: "Derivation") -> DerivedBound:
     """The bound of a derivation with one variant, refusing one whose coupling is not valid."""
     from otbound.engine.bound import MixtureBound
-    from otbound.engine.derivation import check_case
+    from otbound.engine.derivation import variant_cases
 
     if len(derivation.variants) != 1:
         names = ", ".join(p.name for p in derivation.parameters)
@@ -89,7 +89,8 @@ def derive_bound(derivation: "Derivation") -> DerivedBound:
             f"derivation {derivation.name!r} has {len(derivation.variants)} variants; choose one "
             f"with its structural parameters ({names})", parameter="param")
     (variant,) = derivation.variants
-    reports = [check_case(derivation, case, instances=False) for case in variant.cases]
+    cases, branches = variant_cases(derivation, variant, instances=False)
+    reports = cases + tuple(c for branch in branches for c in branch.cases)
     for report in reports:
         if report.bound is None:
             raise UnsupportedOperation(f"derivation {derivation.name!r} ({variant.label}), case "
@@ -98,7 +99,7 @@ def derive_bound(derivation: "Derivation") -> DerivedBound:
     proof = (ALL_SIZES if all(r.proved_valid for r in reports)
              else "the instances of its grid")
     return DerivedBound(derivation.name, variant.label,
-                        MixtureBound(tuple(r.bound for r in reports)),
+                        MixtureBound(tuple(r.bound for r in cases)),
                         any(r.loose for r in reports), proof, derivation.batch_relation,
                         tuple((len(case.pair.inserted), len(case.pair.removed))
                               for case in variant.cases),

@@ -73,6 +73,7 @@ def solve(problem: NumericProblem, mechanism, quantity: Quantity = Quantity.ADP)
     solvers, e.g. 001 Thm. 3.6's three points), else of the first registered relaxation it
     solves; no pairs when there is none (the caller bounds the problem agnostically)."""
     exact = mechanism.renyi_pairs if quantity.renyi else mechanism.tight_pairs
+    problem = merged_coincident(problem)
     refusal = None
     for name, loosen in (("tight", _itself),) + RELAXATIONS:
         loose = loosen(problem)
@@ -89,6 +90,28 @@ def solve(problem: NumericProblem, mechanism, quantity: Quantity = Quantity.ADP)
 
 def _itself(problem: NumericProblem) -> NumericProblem:
     return problem
+
+
+def merged_coincident(problem: NumericProblem) -> NumericProblem:
+    """The same problem with the components of one side that the constraints fix at one point
+    (closed distance 0) merged into one, their weights added: ``b(ŷ_s) = b(ŷ_t)`` whenever
+    ``ŷ_s = ŷ_t``, so the mixtures and the maximum are unchanged (a zero-out's null record
+    makes such components). ``problem`` itself when none coincide."""
+    closed = np.array(problem.closed().bounds, dtype=float)
+    sides = (range(problem.left.size), range(problem.left.size, len(closed)))
+    kept = [[i for i in side if not any(closed[j, i] == 0 for j in side if j < i)]
+            for side in sides]
+    if sum(map(len, kept)) == len(closed):
+        return problem
+    weights = np.concatenate([problem.left, problem.right])
+    # a weight is at most 1: the sum rounded above 1 is 1
+    merged = [[min(0.0, np.logaddexp.reduce([weights[j] for j in side if closed[i, j] == 0]))
+               for i in ones] for side, ones in zip(sides, kept)]
+    order = kept[0] + kept[1]
+    labels = tuple(problem.constraints.labels[i] for i in order)
+    rows = tuple(tuple(float(closed[i, j]) for j in order) for i in order)
+    return NumericProblem(np.array(merged[0]), np.array(merged[1]),
+                          ConstraintMatrix(labels, rows))
 
 
 def two_chain_stretches(problem: NumericProblem) -> NumericProblem | None:

@@ -32,6 +32,7 @@ from otbound.engine.batches import Batch, Content
 from otbound.engine.bound import CaseBound
 from otbound.engine.conditionals import Case
 from otbound.engine.derivation import Derivation, Variant, check_case
+from otbound.engine.public_branch import defined_values
 from otbound.engine.relations import BatchRelation
 from otbound.errors import InternalError, InvalidSpecification
 from otbound.numerics.hockey_stick import hockey_stick_curve
@@ -114,7 +115,7 @@ class Instance:
     @cached_property
     def terms(self) -> list[Term]:
         """The derived bound of the case with numbers substituted."""
-        point = {**self.values, symbols.N: self.size}
+        point = defined_values(self.derivation, self.values, self.size)
         result = []
         for probability, problem in self.case_bound.terms:
             value = float(sp.sympify(probability).subs(point))
@@ -166,9 +167,16 @@ class Instance:
         return result
 
     def exact_pair(self, mechanism: Mechanism, function: Callable[[Batch], float]):
+        """The exact output distributions of ``f`` on both datasets (``f`` sees a batch as
+        the query does: without a zero-out's null record)."""
         x, x_prime = self.datasets
-        return output_pair(mechanism, value_distribution(self.scheme, x, function),
-                           value_distribution(self.scheme, x_prime, function))
+        seen = self.derivation.batch_relation.seen
+
+        def query(batch: Batch) -> float:
+            return function(seen(batch))
+
+        return output_pair(mechanism, value_distribution(self.scheme, x, query),
+                           value_distribution(self.scheme, x_prime, query))
 
     def batches(self) -> list[Batch]:
         """Every batch either dataset can produce."""
