@@ -14,7 +14,7 @@ from dp_accounting.pld.privacy_loss_distribution import from_truncated_subsample
 
 from otbound.accounting import pld
 from otbound.accounting.steps import subsampled_step
-from otbound.accounting.truncated import TruncatedPoissonSetting, naive_epsilon, truncated_step
+from otbound.accounting.truncated import TruncatedPoissonSetting, naive_epsilon
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.settings import Subsampling
 
@@ -38,7 +38,7 @@ def main() -> None:
     for cap in CAPS:
         sampling = TruncatedPoissonSetting(RATE, cap, N)
         start = time.perf_counter()
-        ours = pld.pld_epsilon(pld.compose_plds([truncated_step(sampling, mechanism,
+        ours = pld.pld_epsilon(pld.compose_plds([subsampled_step(sampling.derived_setting(), mechanism,
                                                                  args.steps)]), args.delta)
         middle = time.perf_counter()
         peer = from_truncated_subsampled_gaussian_mechanism(N, RATE, cap, SIGMA)

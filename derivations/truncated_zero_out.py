@@ -64,7 +64,7 @@ DERIVATION = Derivation(
                                          for p, b in (((1, 2), 1), ((1, 3), 2), ((2, 5), 3)))),
     size_reference=SizeReference.LARGER,
     definitions={w: SCHEME.fill_probability(N), q_trunc: SCHEME.inclusion_when_filled(N)},
-    remarks=("The branch probability w and the rate q̃ are symbols of the bound; their closed "
-             "forms (definitions) are checked exactly on every instance and evaluated by the "
-             "numbers with a stated relative error.",),
+    remarks=("The branch probability w and the rate q̃ (q_trunc) are symbols of the bound; "
+             "their closed forms are checked exactly on every instance, and the numbers "
+             "evaluate them to 40 significant digits (TruncatedPoissonSetting).",),
 )

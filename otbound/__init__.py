@@ -47,7 +47,7 @@ _EXPORTS = {
     "otbound.numerics.one_step": ["adp", "rdp"],
     "otbound.numerics.rounding": ["NumericBound"],
     "otbound.accounting.steps": ["Step", "subsampled_step"],
-    "otbound.accounting.truncated": ["TruncatedPoissonSetting", "truncated_step"],
+    "otbound.accounting.truncated": ["TruncatedPoissonSetting"],
     "otbound.accounting.accountant": ["Guarantee", "compose"],
     "otbound.accounting.guarantees": ["account", "calibrate"],
     "otbound.accounting.calibrate": ["Calibration"],

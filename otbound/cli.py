@@ -158,6 +158,8 @@ def _evaluate_method(args: argparse.Namespace, quantity: Quantity,
     result = {quantity.axis: points, quantity.output: values,
               "error_bound": [b.error for b in bounds], "method": method.value,
               "setting": setting.describe() | describe(mechanism)}
+    if any(b.source for b in bounds):   # several sound bounds were compared: which one won
+        result["bound_used"] = [b.source for b in bounds]
     if args.certified:
         result["certified"] = True
     result["pairs"] = explain(setting, mechanism, method, quantity)
@@ -218,11 +220,10 @@ def _plot_account(args: argparse.Namespace, setting, mechanism: Mechanism, optio
     """``account --plot``: the guarantee over a log grid of step counts up to --steps."""
     from otbound.accounting.over_steps import account_over_steps, steps_grid
     from otbound.accounting.steps import subsampled_step
-    from otbound.accounting.truncated import TruncatedPoissonSetting, truncated_step
+    from otbound.numerics.derived import as_setting
     from otbound.plots.charts import account_chart, write
 
-    make = truncated_step if isinstance(setting, TruncatedPoissonSetting) else subsampled_step
-    step = make(setting, mechanism, args.steps)
+    step = subsampled_step(as_setting(setting), mechanism, args.steps)
     counts = steps_grid(args.steps)
     options = {k: v for k, v in options.items() if k not in ("method", "accountant", "posthoc")}
     curves = account_over_steps(step, counts, Accountant(args.accountant), progress=progress,

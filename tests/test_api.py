@@ -76,14 +76,26 @@ def test_account_is_the_composition_of_the_settings_step():
     assert direct.details["method"] == "tight"
 
 
-def test_account_takes_truncated_poisson_with_the_tight_method_only():
+def test_account_takes_truncated_poisson_as_the_bundled_derivation_with_every_method():
     truncated = otbound.TruncatedPoissonSetting(0.004, 260, 60000)
     mechanism = otbound.gaussian(1.0)
-    direct = otbound.account(truncated, mechanism, 20, accountant="rdp", delta=1e-6)
-    step = otbound.truncated_step(truncated, mechanism, 20)
-    assert direct.epsilon == otbound.compose([step], "rdp", delta=1e-6).epsilon
-    with pytest.raises(otbound.UnsupportedOperation, match="method='tight'"):
-        otbound.account(truncated, mechanism, 20, method="agnostic", delta=1e-6)
+    setting = truncated.derived_setting()
+    assert setting.derived.name == "002-thm-3.1"
+    for method in ("tight", "agnostic"):
+        direct = otbound.account(truncated, mechanism, 20, method=method, accountant="rdp",
+                                 delta=1e-6)
+        same = otbound.account(setting, mechanism, 20, method=method, accountant="rdp",
+                               delta=1e-6)
+        assert direct.epsilon == same.epsilon and direct.details == same.details
+    refusals = []
+    for route in (truncated, setting):   # no K = 1 bound to apply group privacy to
+        with pytest.raises(otbound.UnsupportedOperation, match="method='posthoc'") as refused:
+            otbound.account(route, mechanism, 20, method="posthoc", delta=1e-6)
+        refusals.append(str(refused.value))
+    assert refusals[0] == refusals[1]
+    step = otbound.subsampled_step(setting, mechanism, 20)
+    tight = otbound.account(truncated, mechanism, 20, accountant="rdp", delta=1e-6)
+    assert tight.epsilon == otbound.compose([step], "rdp", delta=1e-6).epsilon
 
 
 def test_calibrate_returns_a_value_that_meets_the_target_next_to_one_that_does_not():

@@ -4,7 +4,7 @@
 
 Untruncated branch (weight ``1 − w``): ``(1 − p) N(0) + p N(1)`` against ``N(0)``; truncated
 branch (weight ``w``): ``(1 − q̃) N(0) + q̃ N(2)`` against ``N(0)``; weights and rates raised by
-``PROBABILITY_ERROR``; the other direction is the swapped, reflected pair. Replace-one: ``Q`` is
+``PROBABILITY_ERROR`` (scipy's tails were used then); the other direction is the swapped, reflected pair. Replace-one: ``Q`` is
 the same mixture with the far component mirrored (``N(−1)``, ``N(−2)``); zero-out: ``Q`` is
 ``N(0)`` untruncated and ``(1 − q̃) N(0) + q̃ N(−1)`` truncated.
 """
@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import math
 
-from otbound.accounting.truncated import PROBABILITY_ERROR, TruncatedPoissonSetting
+from otbound.accounting.truncated import TruncatedPoissonSetting
 from otbound.choices import Neighbouring
 from otbound.numerics.families import GAUSSIAN
 from otbound.numerics.pairs import MixturePair
+
+PROBABILITY_ERROR = 1e-12
+"""The relative margin the hand-written pairs raised scipy's binomial tails by."""
 
 FAR = {Neighbouring.ADD_REMOVE: ((1, None), (2, None)),
        Neighbouring.ZERO_OUT: ((1, None), (2, -1)),

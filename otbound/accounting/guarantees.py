@@ -18,10 +18,11 @@ from otbound.accounting.accountant import Guarantee, best_guarantee, check_targe
 from otbound.accounting.posthoc import posthoc_guarantee
 from otbound.accounting.profiles import profile_guarantee
 from otbound.accounting.steps import prop_e5_step, subsampled_step
-from otbound.accounting.truncated import TruncatedPoissonSetting, truncated_step
+from otbound.accounting.truncated import TruncatedPoissonSetting
 from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc,
                              SchemeKind)
-from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation, as_choice
+from otbound.errors import InternalError, InvalidSpecification, as_choice
+from otbound.numerics.derived import as_setting
 from otbound.numerics.families import FAMILIES
 from otbound.numerics.limits import show
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism
@@ -39,8 +40,7 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
     """ε at ``delta`` (or δ at ``epsilon``) after ``steps`` steps of ``setting`` with
     ``mechanism``, bounded by ``method`` — ``tight`` (the engine's dominating pairs, 001, 003
     Thm. 3.8), ``agnostic`` (the per-step bounds of :mod:`otbound.numerics.one_step`) or
-    ``posthoc`` (group privacy after the K = 1 bound, :mod:`.posthoc`); truncated Poisson takes
-    ``tight`` only — and composed by ``accountant`` (``best`` of ``rdp`` and ``pld``).
+    ``posthoc`` (group privacy after the K = 1 bound, :mod:`.posthoc`) — and composed by ``accountant`` (``best`` of ``rdp`` and ``pld``).
     ``details["method"]`` names the bound used: where ``tight`` has no exact solver, the
     smallest of the sound alternatives is reported (the relaxed pairs, 001 Prop. E.5's pairs
     without replacement, the agnostic bound)."""
@@ -52,12 +52,7 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
     pld.check_discretisation(discretisation)
     options = {"delta": delta, "epsilon": epsilon, "conversion": conversion,
                "discretisation": discretisation}
-    if isinstance(setting, TruncatedPoissonSetting):
-        if method is not Method.TIGHT:
-            raise UnsupportedOperation(f"method='{method.value}' does not apply to truncated "
-                                       "Poisson sampling; use method='tight'")
-        return _named(compose([truncated_step(setting, mechanism, steps)], accountant,
-                              **options), "tight")
+    setting = as_setting(setting)
     step = subsampled_step(setting, mechanism, steps)   # checks the inputs, even if unused
     if method is Method.AGNOSTIC:
         return _named(profile_guarantee(setting, mechanism, Method.AGNOSTIC, steps, accountant,

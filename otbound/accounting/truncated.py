@@ -1,16 +1,12 @@
 """Truncated Poisson sampling (seed 002): Poisson sampling at rate ``p``, then a uniformly random
 subset of size ``B`` when more than ``B`` of the ``n`` records were sampled.
 
-Its dominating pairs (002 Thm. 3.1 add/remove-1-of-n, 3.3 zero-out, 3.4 replace-one), derived
-by the engine from the bundled derivation files (``derivations/truncated_*.py``), are public
-mixtures of two Gaussian branches:
-with probability ``1 − w``, ``w = P[Binom(n − 1, p) ≥ B]``, no truncation touches the sensitive
-record and the pair is the Poisson-subsampled Gaussian at rate ``p``; otherwise the record enters with probability ``q̃`` and displaces another, so the
-sensitivity doubles. ``q̃`` has the closed form of 002 Sec. 3.4,
-``q̃ = P[Binom(n, p) ≥ B + 1] / P[Binom(n − 1, p) ≥ B] · B/n``.
-
-Each pair is stated in one direction; the other direction is the swapped pair (Zhu et al. 2022),
-mirrored so that its likelihood ratio increases. Both directions are cases of the step.
+A :class:`TruncatedPoissonSetting` is the bundled derivation of its relation (002 Thm. 3.1
+add/remove, 3.3 zero-out, 3.4 replace-one: ``derivations/truncated_*.py``) at its parameters
+(:meth:`TruncatedPoissonSetting.derived_setting`): a public mixture of two branches whose
+weights are ``1 − w`` and ``w``, ``w = P[Binom(n − 1, p) ≥ B]`` (the other records alone fill
+the batch), and whose rates are ``p`` and ``q̃ = P[Binom(n, p) ≥ B + 1] / w · B/n`` (002 Sec.
+3.4). Every method and accountant takes it like any other setting.
 """
 
 from __future__ import annotations
@@ -20,15 +16,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from otbound.accounting.steps import Step
-from otbound.accounting.truncated_derived import SOURCES, derived, derived_cases
 from otbound.choices import Neighbouring
-from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, describe
+from otbound.errors import InvalidSpecification
 
-PROBABILITY_ERROR = 1e-12
-"""Relative error allowed for scipy's binomial tails (checked against mpmath in the tests);
-branch weights are raised by it, which can only enlarge the bound."""
+SOURCES = {Neighbouring.ADD_REMOVE: "002 Thm. 3.1", Neighbouring.ZERO_OUT: "002 Thm. 3.3",
+           Neighbouring.REPLACE_ONE: "002 Thm. 3.4"}
+"""The theorem each relation's bound reproduces."""
+DERIVATIONS = {Neighbouring.ADD_REMOVE: "002-thm-3.1", Neighbouring.ZERO_OUT: "002-thm-3.3",
+               Neighbouring.REPLACE_ONE: "002-thm-3.4"}
+"""The bundled derivation of each relation (``derivations/truncated_*.py``)."""
+DIGITS = 40
+"""Significant digits of ``w`` and ``q̃`` (mpmath): the bound is evaluated at 30 digits and then
+in double precision, so their error is far below every other rounding."""
 
 
 @dataclass(frozen=True)
@@ -82,26 +81,38 @@ class TruncatedPoissonSetting:
 
         return float(stats.binom.sf(self.max_batch, self.dataset_size, self.rate))
 
+    def branch_values(self) -> tuple[str, str]:
+        """``w`` and ``q̃`` to :data:`DIGITS` significant digits (regularised incomplete beta
+        functions of the exact rate; ``q̃ = 0`` when ``w = 0``)."""
+        import mpmath as mp
+
+        n, b = self.dataset_size, self.max_batch
+        with mp.workdps(DIGITS + 10):
+            p = mp.mpf(repr(self.rate))
+
+            def at_least(count: int, trials: int):   # P[Binom(trials, p) ≥ count]
+                if count > trials:
+                    return mp.mpf(0)
+                return mp.betainc(count, trials - count + 1, 0, p, regularized=True)
+
+            w = at_least(b, n - 1)
+            q = at_least(b + 1, n) / w * b / n if w > 0 else mp.mpf(0)
+            return mp.nstr(w, DIGITS), mp.nstr(min(q, mp.mpf(1)), DIGITS)
+
+    def derived_setting(self):
+        """The bundled derivation of the relation at ``r = p``, ``w`` and ``q̃``: the setting
+        every method evaluates (a :class:`~otbound.numerics.derived.DerivedSetting` that
+        describes itself as this one)."""
+        from otbound.numerics.derived import DerivedSetting, bundled
+
+        w, q = self.branch_values()
+        return DerivedSetting(bundled(DERIVATIONS[self.neighbouring]),
+                              {"r": self.rate, "w": w, "q_trunc": q}, origin=self.describe())
+
     def describe(self) -> dict:
         return {"scheme": "truncated-poisson", "rate": self.rate, "max_batch": self.max_batch,
                 "dataset_size": self.dataset_size, "neighbouring": self.neighbouring.value,
-                "distance_unit": derived(self.neighbouring).batch_relation.unit(),
                 "bound": f"derived ({SOURCES[self.neighbouring]})"}
-
-
-def truncated_step(sampling: TruncatedPoissonSetting, mechanism: Mechanism, count: int) -> Step:
-    """``count`` steps, from the engine's derived bound (002 Thm. 3.1, 3.3, 3.4; see
-    ``derivations/truncated_*.py``) solved by the Gaussian worst case."""
-    if not (isinstance(mechanism, AdditiveNoise) and mechanism.family.rotation_invariant):
-        raise UnsupportedOperation(
-            "truncated Poisson sampling is analysed for the Gaussian mechanism only (002 "
-            "Lemma 2.4 needs rotation invariance)")
-    w = sampling.truncation_probability()
-    cases = derived_cases(sampling.rate, w, sampling.branch_rate() if w > 0 else 0.0,
-                          mechanism, PROBABILITY_ERROR, sampling.neighbouring)
-    relation = ("truncated-poisson", sampling.neighbouring.value, sampling.dataset_size)
-    return Step(tuple(tuple(branches) for branches in cases), count, relation,
-                sampling.describe() | describe(mechanism))
 
 
 def naive_epsilon(delta_of_epsilon, delta: float, overflow: float) -> float:

@@ -42,12 +42,13 @@ def truncated_poisson(setting: TruncatedPoissonSetting, sigma: float,
                       epsilon: float) -> Reference:
     """``δ(ε)`` of one step of the truncated-Poisson Gaussian sum with noise ``σ`` (sensitivity
     1): 002's bound as ``upper``, the best construction as ``lower`` (add/remove only)."""
-    from otbound.accounting.truncated import truncated_step
+    from otbound.accounting.steps import subsampled_step
     from otbound.numerics.mechanisms import gaussian
     from otbound.numerics.one_step import branches_delta
 
+    step = subsampled_step(setting.derived_setting(), gaussian(sigma), 1)
     upper = max(float(branches_delta(case, np.array([float(epsilon)])).upper[0])
-                for case in truncated_step(setting, gaussian(sigma), 1).cases)
+                for case in step.cases)
     if setting.neighbouring is not Neighbouring.ADD_REMOVE:
         return Reference(upper, None, "no construction for this relation (only the upper end)")
     judged = []

@@ -23,9 +23,13 @@ def print_evaluation(result: dict, quantity: Quantity) -> None:
         print(f"dominating pairs: {result['pairs']}")
     if result.get("certified"):
         print("certified: upper ends of rigorous enclosures (error bound = enclosure width)")
-    print(f"{inputs:>12}  {outputs:>16}  {'error bound':>11}")
-    for point, value, error in zip(result[inputs], result[outputs], result["error_bound"]):
-        print(f"{show(point):>12}  {upper_text(value):>16}  {upper_text(error, 2):>11}")
+    sources = result.get("bound_used", [""] * len(result[inputs]))
+    print(f"{inputs:>12}  {outputs:>16}  {'error bound':>11}"
+          + ("  the smallest sound bound" if "bound_used" in result else ""))
+    for point, value, error, source in zip(result[inputs], result[outputs],
+                                           result["error_bound"], sources):
+        print(f"{show(point):>12}  {upper_text(value):>16}  {upper_text(error, 2):>11}"
+              + (f"  {source}" if source else ""))
 
 
 def setting_text(setting: dict) -> str:

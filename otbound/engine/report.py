@@ -338,6 +338,7 @@ class DerivationReport:
             "matches_published": self.matches_published,
             "errata": list(d.errata),
             "remarks": list(d.remarks),
+            "definitions": {str(k): str(v) for k, v in d.definitions.items()},
             "variants": [v.to_json() for v in self.variants],
         }
         if timings:
@@ -350,6 +351,9 @@ class DerivationReport:
                  f"batch relation: {d.batch_relation.value}; N denotes {d.size_reference.value}"]
         for variant in self.variants:
             lines += [""] + _variant_text(variant)
+        if d.definitions:
+            lines += ["", "where, with N as above:"] + [f"  {symbol} = {closed_form}" for
+                                                       symbol, closed_form in d.definitions.items()]
         for heading, notes in (("Errata in the published text", d.errata),
                                ("Remarks", d.remarks)):
             if notes:

@@ -293,6 +293,17 @@ class TruncatedPoisson(SetScheme):
         m = sp.Dummy("m", integer=True)
         return sp.Sum(self.type_mass(content, m, n, size), (m, 0, n)).doit()
 
+    def pmf(self, dataset: frozenset) -> dict[Batch, Fraction]:
+        """Exact, from the enumeration of the sample before truncation (shared with
+        :meth:`branch_pmf`, computed once per dataset)."""
+        if self.max_batch is None:
+            return super().pmf(dataset)
+        total: dict[Batch, Fraction] = {}
+        for part in self.branch_pmf(dataset).values():
+            for batch, probability in part.items():
+                total[batch] = total.get(batch, Fraction(0)) + probability
+        return {batch: p for batch, p in total.items() if p}
+
     def branch_pmf(self, dataset: frozenset) -> dict[bool, dict[Batch, Fraction]]:
         """The joint law of the batch and the public latent ``T = [|S ∩ background| ≥ B]``,
         ``S`` the sample before truncation (002 Sec. 3.1): ``T`` says whether the background
@@ -383,7 +394,8 @@ def _multinomial(multiplicities: tuple[int, ...]) -> int:
 @lru_cache(maxsize=256)
 def _branch_law(rate: Fraction, cap: int | None, dataset: frozenset
                 ) -> dict[bool, dict[Batch, Fraction]]:
-    """:meth:`TruncatedPoisson.branch_pmf`, by enumerating the sample before truncation."""
+    """:meth:`TruncatedPoisson.branch_pmf`, by enumerating the sample before truncation (shared
+    between callers: not to be modified)."""
     elements = sorted(dataset)
     top = len(elements) if cap is None else cap
     law: dict[bool, dict[Batch, Fraction]] = {False: {}, True: {}}

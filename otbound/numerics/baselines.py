@@ -57,9 +57,9 @@ def applicable(setting, shape: CaseShape, quantity: Quantity) -> list[Baseline]:
 def baseline_bounds(setting, shape: CaseShape, quantity: Quantity, mechanism: Mechanism, profile,
                     points: np.ndarray) -> list[Bounds]:
     """The values of every applicable baseline for one case."""
-    found = [baseline.bound(setting, shape, mechanism, profile, points)
+    found = [(baseline.name, baseline.bound(setting, shape, mechanism, profile, points))
              for baseline in applicable(setting, shape, quantity)]
-    return [bounds for bounds in found if bounds is not None]
+    return [bounds.named(name) for name, bounds in found if bounds is not None]
 
 
 def _zhu_wang_bound(setting, shape: CaseShape, mechanism: Mechanism, profile,

@@ -375,6 +375,9 @@ class DerivedSetting:
 
     derived: DerivedBound
     values: dict
+    origin: dict = field(default_factory=dict, compare=False)
+    """What the setting was built from, where a factory built it (truncated Poisson's
+    parameters): shown first when it describes itself."""
 
     _cases: list = field(default_factory=list, init=False, compare=False, repr=False)
 
@@ -418,14 +421,24 @@ class DerivedSetting:
         if all(inserted == removed for inserted, removed in self.shapes()):
             return self
         return DerivedSetting(self.derived.mirrored(f"{self.derived.label}, swapped"),
-                              self.values)
+                              self.values, self.origin)
 
     def summary(self) -> str:
         values = ", ".join(f"{k} = {v}" for k, v in self.values.items())
         return f"derivation {self.derived.name} ({self.derived.label}; {values})"
 
     def describe(self) -> dict:
-        return self.derived.describe() | {"values": {k: v for k, v in self.values.items()}}
+        return (self.origin | self.derived.describe()
+                | {"values": {k: v for k, v in self.values.items()}}
+                | ({"bound": self.origin["bound"]} if "bound" in self.origin else {}))
+
+
+def as_setting(setting):
+    """The setting the numbers evaluate: a factory of a bundled derivation's setting (one with
+    a ``derived_setting`` method, such as a truncated Poisson setting) gives that setting; any
+    other setting is itself."""
+    made = getattr(setting, "derived_setting", None)
+    return made() if callable(made) else setting
 
 
 def derived_setting(derivation: "Derivation", values: Mapping[str, object]) -> DerivedSetting:

@@ -56,7 +56,7 @@ def rdp(setting: Subsampling | DerivedSetting, mechanism: Mechanism, method: Met
         _check_certified(setting, method)
         with certified_mode():
             return rdp(setting, mechanism, method, alphas)
-    method = _check_inputs(setting, mechanism, method)
+    setting, method = _check_inputs(setting, mechanism, method)
     alphas = check_orders(alphas)
     evaluate = {Method.TIGHT: _tight_rdp, Method.AGNOSTIC: _agnostic_rdp,
                 Method.POSTHOC: _posthoc_rdp}[method]
@@ -71,17 +71,21 @@ def _check_certified(setting, method: Method | str) -> None:
                                    "use method='tight' or method='posthoc'")
 
 
-def _check_inputs(setting, mechanism: Mechanism, method: Method | str) -> Method:
-    """The method as a :class:`Method`, once the setting and the mechanism have their types."""
-    from otbound.numerics.derived import DerivedSetting
+def _check_inputs(setting, mechanism: Mechanism,
+                  method: Method | str) -> tuple[Subsampling | DerivedSetting, Method]:
+    """The setting the numbers evaluate (:func:`~otbound.numerics.derived.as_setting`) and the
+    method as a :class:`Method`, once the setting and the mechanism have their types."""
+    from otbound.numerics.derived import DerivedSetting, as_setting
 
+    setting = as_setting(setting)
     if not isinstance(setting, (Subsampling, DerivedSetting)):
-        raise InvalidSpecification(f"setting must be a Subsampling or a DerivedSetting, got "
-                                   f"{type(setting).__name__}", parameter="setting")
+        raise InvalidSpecification(f"setting must be a Subsampling, a DerivedSetting or a "
+                                   f"TruncatedPoissonSetting, got {type(setting).__name__}",
+                                   parameter="setting")
     if not isinstance(mechanism, Mechanism):
         raise InvalidSpecification(f"mechanism must be a Mechanism, got "
                                    f"{type(mechanism).__name__}", parameter="mechanism")
-    return as_choice(Method, method, "method")
+    return setting, as_choice(Method, method, "method")
 
 
 def solved(setting, mechanism: Mechanism,
@@ -127,7 +131,14 @@ def _monotone(bounds: Bounds, points: np.ndarray, decreasing: bool = False) -> B
         order = order[::-1]
     upper = bounds.upper.copy()
     upper[order] = np.maximum.accumulate(bounds.upper[order])
-    return Bounds(upper, np.minimum(bounds.estimate, upper))
+    sources = None
+    if bounds.sources is not None:   # a raised value is the bound it was raised to
+        ordered = bounds.upper[order]
+        setter = np.maximum.accumulate(np.where(ordered >= np.maximum.accumulate(ordered),
+                                                np.arange(ordered.size), 0))
+        sources = bounds.sources.copy()
+        sources[order] = bounds.sources[order][setter]
+    return Bounds(upper, np.minimum(bounds.estimate, upper), sources)
 
 
 Branch = tuple[float, list[Pair]]
@@ -189,16 +200,24 @@ def _tight_rdp(setting, mechanism: Mechanism, alphas: np.ndarray, limit: bool = 
         if isinstance(pair, ThreePointMaximum) and uncovered:
             covered &= pair.covers(alphas)
     if how.basis is Basis.TIGHT and covered.all():
-        return per_order(maximum([branches_log_psi(b, alphas, limit) for b in branches]), alphas)
+        return per_order(maximum([branches_log_psi(b, alphas, limit) for b in branches]),
+                         alphas).named(PAIRS[how.basis])
     best = _agnostic_rdp(setting, mechanism, alphas)
     if covered.any():
         at = alphas[covered]
         found = per_order(maximum([branches_log_psi(b, at, limit) for b in branches]), at)
-        mixed = minimum([found, Bounds(best.upper[covered], best.estimate[covered])])
-        upper, estimate = best.upper.copy(), best.estimate.copy()
+        mixed = minimum([found.named(PAIRS[how.basis]), best[covered]])
+        upper, estimate, sources = best.upper.copy(), best.estimate.copy(), best.sources.copy()
         upper[covered], estimate[covered] = mixed.upper, mixed.estimate
-        best = Bounds(upper, estimate)
+        sources[covered] = mixed.sources
+        best = Bounds(upper, estimate, sources)
     return best
+
+
+PAIRS = {Basis.TIGHT: "the dominating pairs (tight)",
+         Basis.RELAXED: "the dominating pairs of a relaxation (sound, not tight)",
+         Basis.AGNOSTIC: "the product coupling's pairs (sound, not tight)"}
+"""How each value from dominating pairs is named (where it is compared with other bounds)."""
 
 
 def _agnostic_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
@@ -208,29 +227,36 @@ def _agnostic_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
     profile = _once_per_distance(mechanism.group_log_psi)
     cases = []
     for terms, shape in zip(setting.cases(), setting.shapes()):
-        bounds = [per_order(profile_mixture(weights, distances, profile, alphas), alphas)
-                  for weights, distances in _couplings(terms)]
+        bounds = [per_order(profile_mixture(weights, distances, profile, alphas),
+                            alphas).named(name)
+                  for name, weights, distances in _couplings(terms)]
         cases.append(_smallest(bounds + baseline_bounds(setting, shape, Quantity.RDP, mechanism,
                                                         profile, alphas), setting, mechanism))
     return maximum(cases)
 
 
-def _couplings(terms: list[Term]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Log-weights and distances of the couplings of a case's mixtures that joint convexity
-    allows: the product coupling of every term, and the diagonal one of a single term with
-    equal weights on both sides (001 Thm. 3.6); those with an unbounded distance are left
-    out."""
+def _couplings(terms: list[Term]) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """The name, log-weights and distances of the couplings of a case's mixtures that joint
+    convexity allows: the product coupling of every term, and the diagonal one of a single
+    term with equal weights on both sides (001 Thm. 3.6); those with an unbounded distance are
+    left out."""
     found = []
     try:
-        found.append(tuple(np.concatenate(parts) for parts in zip(*(
-            _product_coupling(problem, log_probability) for log_probability, problem in terms))))
+        found.append((PRODUCT, *(np.concatenate(parts) for parts in zip(*(
+            _product_coupling(problem, log_probability)
+            for log_probability, problem in terms)))))
     except UnsupportedOperation:
         pass
     if len(terms) == 1 and np.array_equal(terms[0].problem.left, terms[0].problem.right):
         weights, distances = _diagonal_coupling(terms[0].problem)
         if np.all(np.isfinite(distances)):
-            found.append((terms[0].log_probability + weights, distances))
+            found.append((DIAGONAL, terms[0].log_probability + weights, distances))
     return found
+
+
+PRODUCT = "joint convexity over the product coupling"
+DIAGONAL = "joint convexity over 001 Thm. 3.6's coupling"
+BALLE = "Balle et al. 2018's advanced joint convexity"
 
 
 def _smallest(bounds: list[Bounds], setting, mechanism: Mechanism) -> Bounds:
@@ -350,12 +376,15 @@ def adp(setting: Subsampling | DerivedSetting, mechanism: Mechanism, method: Met
         _check_certified(setting, method)
         with certified_mode():
             return adp(setting, mechanism, method, epsilons)
-    method = _check_inputs(setting, mechanism, method)
+    setting, method = _check_inputs(setting, mechanism, method)
     epsilons = check_epsilons(epsilons)
     result = {Method.TIGHT: _tight_delta, Method.AGNOSTIC: _agnostic_delta,
               Method.POSTHOC: _posthoc_delta}[method](setting, mechanism, epsilons)
     result = _monotone(result, epsilons, decreasing=True)
-    return Bounds(np.minimum(result.upper, 1.0), np.minimum(result.estimate, 1.0)).as_list()
+    sources = (None if result.sources is None
+               else np.where(result.upper > 1.0, "δ ≤ 1 (trivial)", result.sources))
+    return Bounds(np.minimum(result.upper, 1.0), np.minimum(result.estimate, 1.0),
+                  sources).as_list()
 
 
 def branches_delta(branches: Sequence[Branch], epsilons: np.ndarray,
@@ -371,7 +400,7 @@ def branches_delta(branches: Sequence[Branch], epsilons: np.ndarray,
 def _tight_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
     """As :func:`_tight_rdp`, for δ(ε)."""
     branches, how = solved(setting, mechanism)
-    found = maximum([branches_delta(b, epsilons) for b in branches])
+    found = maximum([branches_delta(b, epsilons) for b in branches]).named(PAIRS[how.basis])
     return found if how.basis is Basis.TIGHT else minimum([found, _agnostic_delta(setting, mechanism,
                                                                      epsilons)])
 
@@ -383,12 +412,13 @@ def _agnostic_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Boun
     for terms, shape in zip(setting.cases(), setting.shapes()):
         couplings = _couplings(terms)
         bounds = [weighted_sum(weights[weights > -np.inf],
-                               [profile(int(d), epsilons) for d in distances[weights > -np.inf]])
-                  for weights, distances in couplings]
+                               [profile(int(d), epsilons) for d in distances[weights > -np.inf]]
+                               ).named(name)
+                  for name, weights, distances in couplings]
         if setting.scheme is SchemeKind.POISSON and 0 in shape:   # pure insertion or removal
-            bounds += [_balle_group(weights, distances, profile, epsilons)
-                       for weights, distances in couplings]
-        bounds += [_balle_group(weights, distances, profile, epsilons)
+            bounds += [_balle_group(weights, distances, profile, epsilons).named(BALLE)
+                       for _, weights, distances in couplings]
+        bounds += [_balle_group(weights, distances, profile, epsilons).named(BALLE)
                    for weights, distances in _shared_component(terms)]
         cases.append(_smallest(bounds + baseline_bounds(setting, shape, Quantity.ADP, mechanism,
                                                         profile, epsilons), setting, mechanism))

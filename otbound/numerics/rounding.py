@@ -33,6 +33,8 @@ class NumericBound:
 
     value: float
     error: float
+    source: str = ""
+    """Which of the sound bounds this value is, where several were compared (else empty)."""
 
     @staticmethod
     def rounded_up(estimate: float, error: float) -> "NumericBound":
@@ -61,33 +63,52 @@ class Bounds:
 
     upper: np.ndarray
     estimate: np.ndarray
+    sources: np.ndarray | None = None
+    """The name of the bound each entry is (where known): kept by :func:`minimum` and
+    :func:`maximum`, so that the best of several sound bounds says which one it is."""
 
     @staticmethod
     def of(bounds: list[NumericBound]) -> "Bounds":
         upper = np.array([b.value for b in bounds])
         return Bounds(upper, upper - np.array([b.error for b in bounds]))
 
+    def named(self, source: str) -> "Bounds":
+        """The same bounds, every entry named ``source``."""
+        return Bounds(self.upper, self.estimate, np.full(np.shape(self.upper), source, object))
+
     def as_list(self) -> list[NumericBound]:
         """One :class:`NumericBound` per entry (the error is ``upper − estimate``)."""
-        return [NumericBound(float(u), float(max(u - e, 0.0)))
-                for u, e in zip(self.upper, self.estimate)]
+        sources = self.sources if self.sources is not None else [""] * len(self.upper)
+        return [NumericBound(float(u), float(max(u - e, 0.0)), str(source))
+                for u, e, source in zip(self.upper, self.estimate, sources)]
 
     def __getitem__(self, index) -> "Bounds":
-        return Bounds(self.upper[index], self.estimate[index])
+        return Bounds(self.upper[index], self.estimate[index],
+                      None if self.sources is None else self.sources[index])
 
 
 def maximum(bounds: list[Bounds]) -> Bounds:
-    """The elementwise maximum of upper bounds and of estimates."""
-    return Bounds(np.max([b.upper for b in bounds], axis=0),
-                  np.max([b.estimate for b in bounds], axis=0))
+    """The elementwise maximum of upper bounds and of estimates (named by the largest)."""
+    uppers = np.array([b.upper for b in bounds])
+    return Bounds(np.max(uppers, axis=0), np.max([b.estimate for b in bounds], axis=0),
+                  _chosen(bounds, np.argmax(uppers, axis=0)))
 
 
 def minimum(bounds: list[Bounds]) -> Bounds:
-    """The elementwise best (smallest) of several valid upper bounds, with its own estimate."""
+    """The elementwise best (smallest) of several valid upper bounds, with its own estimate
+    and name."""
     uppers = np.array([b.upper for b in bounds])
     best = np.argmin(uppers, axis=0)
     columns = np.arange(uppers.shape[1])
-    return Bounds(uppers[best, columns], np.array([b.estimate for b in bounds])[best, columns])
+    return Bounds(uppers[best, columns], np.array([b.estimate for b in bounds])[best, columns],
+                  _chosen(bounds, best))
+
+
+def _chosen(bounds: list[Bounds], rows: np.ndarray) -> np.ndarray | None:
+    """The name of the chosen bound at every entry (``None`` unless every bound is named)."""
+    if any(b.sources is None for b in bounds):
+        return None
+    return np.array([b.sources for b in bounds], dtype=object)[rows, np.arange(rows.size)]
 
 
 TEXT_DIGITS = 8
