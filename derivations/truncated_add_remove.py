@@ -23,8 +23,8 @@ from fractions import Fraction
 
 import sympy as sp
 
-from otbound import (BatchRelation, Branch, Case, Copy, Coupling, Derivation, Everything,
-                     GivenBranch, InsertInRandomOrder, InsertionRemoval, InstanceGrid,
+from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, Everything, GivenBranch,
+                     InsertInRandomOrder, InsertionRemoval, InstanceGrid, PublicBranch,
                      ReplaceRandomMember, SizeReference, TruncatedPoisson, Variant, contains_none,
                      contains_some, problem, statement)
 from otbound.engine.symbols import B, N, r
@@ -46,10 +46,10 @@ def cases(step) -> tuple[Case, Case]:
 
 
 BRANCHES = (
-    Branch("¬T (the other records do not fill the batch)", 1 - w,
+    PublicBranch("¬T (the other records do not fill the batch)", 1 - w,
            GivenBranch(SCHEME, False, "¬T", r),
            cases(lambda source, target: InsertInRandomOrder(source, ("a",), (target,)))),
-    Branch("T (the other records alone fill the batch)", w,
+    PublicBranch("T (the other records alone fill the batch)", w,
            GivenBranch(SCHEME, True, "T", q_trunc),
            cases(lambda source, target: ReplaceRandomMember(source, ("a",), (target,)))),
 )

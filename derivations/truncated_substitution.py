@@ -24,9 +24,10 @@ from fractions import Fraction
 
 import sympy as sp
 
-from otbound import (BatchRelation, Branch, Case, Copy, Coupling, Derivation, GivenBranch,
-                     InsertInRandomOrder, InstanceGrid, ReplaceRandomMember, SizeReference,
-                     Substitution, TruncatedPoisson, Variant, contains_none, contains_some)
+from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, GivenBranch,
+                     InsertInRandomOrder, InstanceGrid, PublicBranch, ReplaceRandomMember,
+                     SizeReference, Substitution, TruncatedPoisson, Variant, contains_none,
+                     contains_some)
 from otbound.engine.symbols import B, N, r
 
 w = sp.Symbol("w", nonnegative=True)
@@ -43,11 +44,11 @@ def cases(*steps) -> tuple[Case]:
 
 
 BRANCHES = (
-    Branch("¬T (the other records do not fill the batch)", 1 - w,
+    PublicBranch("¬T (the other records do not fill the batch)", 1 - w,
            GivenBranch(SCHEME, False, "¬T", r),
            cases(InsertInRandomOrder("A1", ("a",), ("A2",)),
                  InsertInRandomOrder("A1", ("a'",), ("E2",)))),
-    Branch("T (the other records alone fill the batch)", w,
+    PublicBranch("T (the other records alone fill the batch)", w,
            GivenBranch(SCHEME, True, "T", q_trunc),
            cases(ReplaceRandomMember("A1", ("a", "a'"), ("A2", "E2")))),
 )

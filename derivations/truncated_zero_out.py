@@ -18,9 +18,10 @@ from fractions import Fraction
 
 import sympy as sp
 
-from otbound import (BatchRelation, Branch, Case, Copy, Coupling, Derivation, GivenBranch,
-                     InsertInRandomOrder, InstanceGrid, ReplaceRandomMember, SizeReference,
-                     TruncatedPoisson, Variant, ZeroOut, contains_none, contains_some)
+from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, GivenBranch,
+                     InsertInRandomOrder, InstanceGrid, PublicBranch, ReplaceRandomMember,
+                     SizeReference, TruncatedPoisson, Variant, ZeroOut, contains_none,
+                     contains_some)
 from otbound.engine.symbols import B, N, r
 
 w = sp.Symbol("w", nonnegative=True)
@@ -44,10 +45,10 @@ def cases(untruncated: bool) -> tuple[Case, ...]:
 
 
 BRANCHES = (
-    Branch("¬T (the other records do not fill the batch)", 1 - w,
+    PublicBranch("¬T (the other records do not fill the batch)", 1 - w,
            GivenBranch(SCHEME, False, "¬T", r),
            cases(untruncated=True)),
-    Branch("T (the other records alone fill the batch)", w,
+    PublicBranch("T (the other records alone fill the batch)", w,
            GivenBranch(SCHEME, True, "T", q_trunc),
            cases(untruncated=False)),
 )

@@ -14,6 +14,7 @@ import importlib
 import inspect
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -91,11 +92,21 @@ def checked_scope(derivation: Derivation) -> tuple[str, str]:
     which take seconds (``tests/test_derivations.py`` runs them)."""
     from otbound.engine.report import INSTANCES, INVALID, SYMBOLIC
 
-    scopes = [case_scope(derivation, case) for v in derivation.variants for case in v.cases]
+    scopes = [case_scope(replace(derivation, scheme=scheme), case)
+              for v in derivation.variants for scheme, cases in _parts(derivation, v)
+              for case in cases]
     validity = [valid for valid, _ in scopes]
     level = next((each for each in (INVALID, INSTANCES) if each in validity), SYMBOLIC)
     compatible = EVERY_N if all(proved for _, proved in scopes) else INSTANCES
     return level, compatible if level != INVALID else INVALID
+
+
+def _parts(derivation: Derivation, variant) -> list[tuple]:
+    """``(scheme, cases)``: the variant's cases under the derivation's scheme, or each public
+    branch's cases under its conditioned scheme."""
+    if variant.branches:
+        return [(branch.scheme, branch.cases) for branch in variant.branches]
+    return [(derivation.scheme, variant.cases)]
 
 
 def case_scope(derivation: Derivation, case: Case) -> tuple[str, bool]:

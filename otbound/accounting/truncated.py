@@ -25,7 +25,7 @@ SOURCES = {Neighbouring.ADD_REMOVE: "002 Thm. 3.1", Neighbouring.ZERO_OUT: "002 
 DERIVATIONS = {Neighbouring.ADD_REMOVE: "002-thm-3.1", Neighbouring.ZERO_OUT: "002-thm-3.3",
                Neighbouring.REPLACE_ONE: "002-thm-3.4"}
 """The bundled derivation of each relation (``derivations/truncated_*.py``)."""
-DIGITS = 40
+BRANCH_DIGITS = 40
 """Significant digits of ``w`` and ``q̃`` (mpmath): the bound is evaluated at 30 digits and then
 in double precision, so their error is far below every other rounding."""
 
@@ -82,12 +82,12 @@ class TruncatedPoissonSetting:
         return float(stats.binom.sf(self.max_batch, self.dataset_size, self.rate))
 
     def branch_values(self) -> tuple[str, str]:
-        """``w`` and ``q̃`` to :data:`DIGITS` significant digits (regularised incomplete beta
+        """``w`` and ``q̃`` to :data:`BRANCH_DIGITS` significant digits (regularised incomplete beta
         functions of the exact rate; ``q̃ = 0`` when ``w = 0``)."""
         import mpmath as mp
 
         n, b = self.dataset_size, self.max_batch
-        with mp.workdps(DIGITS + 10):
+        with mp.workdps(BRANCH_DIGITS + 10):
             p = mp.mpf(repr(self.rate))
 
             def at_least(count: int, trials: int):   # P[Binom(trials, p) ≥ count]
@@ -97,7 +97,7 @@ class TruncatedPoissonSetting:
 
             w = at_least(b, n - 1)
             q = at_least(b + 1, n) / w * b / n if w > 0 else mp.mpf(0)
-            return mp.nstr(w, DIGITS), mp.nstr(min(q, mp.mpf(1)), DIGITS)
+            return mp.nstr(w, BRANCH_DIGITS), mp.nstr(min(q, mp.mpf(1)), BRANCH_DIGITS)
 
     def derived_setting(self):
         """The bundled derivation of the relation at ``r = p``, ``w`` and ``q̃``: the setting

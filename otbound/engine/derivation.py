@@ -27,11 +27,11 @@ from otbound.engine.type_level import TypeLevelResult, analyse_case
 from otbound.engine.validity import Verdict, check_marginals, prove_marginals
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 
-from otbound.engine.derivation_spec import (MAX_INSTANCE_BATCHES, Branch, Derivation,
-                                            InstanceGrid, StructuralParameter, Variant, user_code)
+from otbound.engine.derivation_spec import (MAX_INSTANCE_BATCHES, Derivation, InstanceGrid,
+                                            PublicBranch, StructuralParameter, Variant, user_code)
 
-__all__ = ["Branch", "Derivation", "InstanceGrid", "StructuralParameter", "Variant", "run", "user_code",
-           "variant_cases", "with_searched_couplings"]
+__all__ = ["Derivation", "InstanceGrid", "PublicBranch", "StructuralParameter", "Variant", "run",
+           "user_code", "variant_cases", "with_searched_couplings"]
 
 
 def run(derivation: Derivation) -> DerivationReport:

@@ -52,7 +52,7 @@ class InstanceGrid:
 
 
 @dataclass(frozen=True)
-class Branch:
+class PublicBranch:
     """One value of a public latent variable (002 Sec. 3.1; :mod:`otbound.engine.public_branch`):
     its probability ``weight`` (a closed form, or a symbol the derivation defines), the scheme
     conditioned on it (:class:`~otbound.engine.public_branch.GivenBranch`), and one case per
@@ -84,7 +84,7 @@ class Variant:
     relation: DatasetRelation
     cases: tuple[Case, ...]
     published: MixtureBound | Callable[[], MixtureBound] | None
-    branches: tuple[Branch, ...] = ()
+    branches: tuple[PublicBranch, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "branches", tuple(self.branches))
@@ -110,9 +110,9 @@ class Variant:
         return self.published
 
 
-def _check_branches(label: str, branches: tuple[Branch, ...]) -> None:
+def _check_branches(label: str, branches: tuple[PublicBranch, ...]) -> None:
     """Every branch has the same pairs and events (the bound adds them case by case)."""
-    def shape(branch: Branch) -> list:
+    def shape(branch: PublicBranch) -> list:
         return [(c.pair, list(c.events_x.items()), list(c.events_x_prime.items()))
                 for c in branch.cases]
 

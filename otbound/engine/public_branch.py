@@ -25,7 +25,7 @@ import sympy as sp
 from otbound.engine import symbols
 from otbound.engine.batches import Batch, Content
 from otbound.engine.conditionals import ConcreteConditionals, SymbolicConditionals
-from otbound.engine.derivation_spec import Branch, Derivation
+from otbound.engine.derivation_spec import Derivation, PublicBranch
 from otbound.engine.schemes import Scheme, as_fraction, as_parameter
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 
@@ -89,7 +89,7 @@ class GivenBranch(Scheme):
         return self.base.parameters()
 
 
-def branch_failures(derivation: Derivation, branch: Branch) -> tuple[list[str], int]:
+def branch_failures(derivation: Derivation, branch: PublicBranch) -> tuple[list[str], int]:
     """Exact checks of what the bound assumes of one branch, on every instance of the grid:
     the branch has the same probability on ``x`` and ``x'``, equal to its closed form, and each
     event's probability within it equals the closed form. The failures and the number of
@@ -111,7 +111,7 @@ def branch_failures(derivation: Derivation, branch: Branch) -> tuple[list[str], 
     return failures, checked
 
 
-def _instance_failures(derivation: Derivation, branch: Branch, case, symbolic: dict,
+def _instance_failures(derivation: Derivation, branch: PublicBranch, case, symbolic: dict,
                        values: dict, size: int, background_size: int) -> list[str] | None:
     """The failures on one instance (``None`` when the scheme is undefined there)."""
     try:

@@ -13,7 +13,7 @@ from otbound.engine.validity import Verdict
 
 if TYPE_CHECKING:
     from otbound.engine.search_outcomes import CouplingSearch
-    from otbound.engine.derivation_spec import Branch, Derivation, Variant
+    from otbound.engine.derivation_spec import Derivation, PublicBranch, Variant
     from otbound.engine.type_level import TypeLevelResult
 
 SYMBOLIC, INSTANCES, INVALID = "symbolic", "instances", "invalid"
@@ -205,7 +205,7 @@ class BranchReport:
     probability and event probabilities are the closed forms (``failures``) on the ``checked``
     instances."""
 
-    branch: "Branch"
+    branch: "PublicBranch"
     cases: tuple[CaseReport, ...]
     failures: tuple[str, ...]
     checked: int
