@@ -250,8 +250,8 @@ def test_substitution_without_an_exact_solver_has_relaxed_and_prop_e5_pairs():
 def test_branch_rate_closed_form_equals_the_direct_sum(n, p, b):
     sampling = TruncatedPoissonSetting(p, b, n)
     assert sampling.branch_rate() == pytest.approx(sampling.branch_rate_direct(), rel=1e-12)
-    w, q = map(mp.mpf, sampling.branch_values())   # the values the bound is evaluated at
     with mp.workdps(60):   # scipy's tails (for the naive bound) are within 1e-12 of them
+        w, q = map(mp.mpf, sampling.branch_values())   # the values the bound is evaluated at
         assert abs(sampling.truncation_probability() - w) <= 1e-12 * w
         assert abs(sampling.branch_rate_direct() - q) <= 1e-12 * q
         direct = mp.fsum(mp.binomial(n - 1, s) * mp.mpf(repr(p)) ** s
