@@ -185,12 +185,15 @@ def test_a_family_added_through_the_protocol_alone_gives_the_gaussian_numbers(se
 
 
 def test_the_added_family_keeps_only_the_theorems_it_declares():
-    """Truncated Poisson sampling is analysed for rotation-invariant noise (002 Lemma 2.4), which
-    the test family does not claim: it is refused there while the Gaussian is accounted."""
-    setting = otbound.TruncatedPoissonSetting(0.01, 20, 1000)
-    otbound.account(setting, gaussian(2.0), 10, delta=1e-5)
-    with pytest.raises(OtboundError, match="rotation invariance"):
-        otbound.account(setting, AdditiveNoise(2.0, 1.0, SECOND), 10, delta=1e-5)
+    """Truncated Poisson under zero-out: the truncated branch is a pattern of two chains of
+    unequal lengths (2 and 1), whose worst case (002 Thm. 3.3) the Gaussian declares
+    (``unequal_chains``) and the test family does not; its branch is relaxed further (to equal
+    stretches), so the same noise gets a larger, still sound, ε."""
+    setting = otbound.TruncatedPoissonSetting(0.01, 20, 1000, "zero-out")
+    ours = otbound.account(setting, gaussian(2.0), 10, delta=1e-5, accountant="rdp")
+    theirs = otbound.account(setting, AdditiveNoise(2.0, 1.0, SECOND), 10, delta=1e-5,
+                             accountant="rdp")
+    assert theirs.epsilon > ours.epsilon * (1 + 1e-4)
 
 
 def test_the_verifier_refuses_a_family_it_has_no_independent_implementation_of():
