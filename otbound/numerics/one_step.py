@@ -199,9 +199,8 @@ def _tight_rdp(setting, mechanism: Mechanism, alphas: np.ndarray, limit: bool = 
     for pair in (p for case in branches for _, pairs in case for p in pairs):
         if isinstance(pair, ThreePointMaximum) and uncovered:
             covered &= pair.covers(alphas)
-    if how.basis is Basis.TIGHT and covered.all():
-        return per_order(maximum([branches_log_psi(b, alphas, limit) for b in branches]),
-                         alphas).named(PAIRS[how.basis])
+    if how.basis is Basis.TIGHT and covered.all():   # nothing compared: no name
+        return per_order(maximum([branches_log_psi(b, alphas, limit) for b in branches]), alphas)
     best = _agnostic_rdp(setting, mechanism, alphas)
     if covered.any():
         at = alphas[covered]
@@ -400,9 +399,10 @@ def branches_delta(branches: Sequence[Branch], epsilons: np.ndarray,
 def _tight_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
     """As :func:`_tight_rdp`, for δ(ε)."""
     branches, how = solved(setting, mechanism)
-    found = maximum([branches_delta(b, epsilons) for b in branches]).named(PAIRS[how.basis])
-    return found if how.basis is Basis.TIGHT else minimum([found, _agnostic_delta(setting, mechanism,
-                                                                     epsilons)])
+    found = maximum([branches_delta(b, epsilons) for b in branches])
+    if how.basis is Basis.TIGHT:   # nothing compared: no name
+        return found
+    return minimum([found.named(PAIRS[how.basis]), _agnostic_delta(setting, mechanism, epsilons)])
 
 
 def _agnostic_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
