@@ -89,10 +89,7 @@ class _PrivateLatent(TruncatedPoisson):
     """A latent that counts the special record too: not the same law on x and x'."""
 
     def branch_pmf(self, dataset):
-        law = {False: {}, True: {}}
-        for batch, p in self.pmf(dataset).items():
-            law[len(dataset) > len(background(len(dataset))) - 1 and "a" in dataset][batch] = p
-        return law
+        return {"a" in dataset: SetScheme.pmf(self, dataset), "a" not in dataset: {}}
 
 
 def test_a_latent_that_is_not_public_is_caught():
