@@ -42,7 +42,7 @@ def forget_derivations() -> None:
     included."""
     from sympy.core.cache import clear_cache
 
-    for cached in (derived.bundled, derived._bundled_derivation, derived._log_values,
+    for cached in (derived.bundled, derived.bundled_derivation, derived._log_values,
                    type_level._size_mass, events._count_in, events._as_set, bound._closure,
                    problems.stretched_pattern, problems.insert_remove_pattern):
         cached.cache_clear()

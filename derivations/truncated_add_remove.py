@@ -19,19 +19,13 @@ engine checks them, the branch law and the closed forms exactly on every instanc
 Insertion is the same read in the other direction.
 """
 
-from fractions import Fraction
+from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, Everything,
+                     InsertInRandomOrder, InsertionRemoval, ReplaceRandomMember, Variant,
+                     contains_none, contains_some, problem, statement)
+from otbound.engine.symbols import r
+from otbound.engine.truncated_latent import (DEFINITIONS, GRID, REMARK, SCHEME, SIZE_REFERENCE,
+                                             filled_branches, q_trunc, w)
 
-import sympy as sp
-
-from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, Everything, GivenBranch,
-                     InsertInRandomOrder, InsertionRemoval, InstanceGrid, PublicBranch,
-                     ReplaceRandomMember, SizeReference, TruncatedPoisson, Variant, contains_none,
-                     contains_some, problem, statement)
-from otbound.engine.symbols import B, N, r
-
-w = sp.Symbol("w", nonnegative=True)
-q_trunc = sp.Symbol("q_trunc", nonnegative=True)
-SCHEME = TruncatedPoisson(r, B)
 removal, insertion = InsertionRemoval().pairs()
 
 
@@ -45,14 +39,9 @@ def cases(step) -> tuple[Case, Case]:
                  Coupling("A1", (Copy("A1", "E1"), step("A1", "E2")))))
 
 
-BRANCHES = (
-    PublicBranch("¬T (the other records do not fill the batch)", 1 - w,
-           GivenBranch(SCHEME, False, "¬T", r),
-           cases(lambda source, target: InsertInRandomOrder(source, ("a",), (target,)))),
-    PublicBranch("T (the other records alone fill the batch)", w,
-           GivenBranch(SCHEME, True, "T", q_trunc),
-           cases(lambda source, target: ReplaceRandomMember(source, ("a",), (target,)))),
-)
+BRANCHES = filled_branches(
+    cases(lambda source, target: InsertInRandomOrder(source, ("a",), (target,))),
+    cases(lambda source, target: ReplaceRandomMember(source, ("a",), (target,))))
 
 
 def _branch(rate, distance: int):
@@ -73,11 +62,8 @@ DERIVATION = Derivation(
     scheme=SCHEME,
     batch_relation=BatchRelation.INSERTION_REMOVAL,
     variants=(Variant("K = 1", InsertionRemoval(), (), published, BRANCHES),),
-    grid=InstanceGrid(range(1, 9), tuple({r: Fraction(*p), B: b}
-                                         for p, b in (((1, 2), 1), ((1, 3), 2), ((2, 5), 3)))),
-    size_reference=SizeReference.LARGER,
-    definitions={w: SCHEME.fill_probability(N), q_trunc: SCHEME.inclusion_when_filled(N)},
-    remarks=("The branch probability w and the rate q̃ (q_trunc) are symbols of the bound; "
-             "their closed forms are checked exactly on every instance, and the numbers "
-             "evaluate them to 40 significant digits (TruncatedPoissonSetting).",),
+    grid=GRID,
+    size_reference=SIZE_REFERENCE,
+    definitions=DEFINITIONS,
+    remarks=(REMARK,),
 )

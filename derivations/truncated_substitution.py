@@ -20,19 +20,11 @@ Thm. 3.4 exactly (tests/test_truncated_poisson_derivations.py), and the numbers 
 through that relaxation where no exact solver covers the constraint.
 """
 
-from fractions import Fraction
+from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, InsertInRandomOrder,
+                     ReplaceRandomMember, Substitution, Variant, contains_none, contains_some)
+from otbound.engine.truncated_latent import (DEFINITIONS, GRID, REMARK, SCHEME, SIZE_REFERENCE,
+                                             filled_branches)
 
-import sympy as sp
-
-from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, GivenBranch,
-                     InsertInRandomOrder, InstanceGrid, PublicBranch, ReplaceRandomMember,
-                     SizeReference, Substitution, TruncatedPoisson, Variant, contains_none,
-                     contains_some)
-from otbound.engine.symbols import B, N, r
-
-w = sp.Symbol("w", nonnegative=True)
-q_trunc = sp.Symbol("q_trunc", nonnegative=True)
-SCHEME = TruncatedPoisson(r, B)
 (pair,) = Substitution().pairs()
 
 
@@ -43,15 +35,9 @@ def cases(*steps) -> tuple[Case]:
                  Coupling("A1", (Copy("A1", "E1"), *steps))),)
 
 
-BRANCHES = (
-    PublicBranch("¬T (the other records do not fill the batch)", 1 - w,
-           GivenBranch(SCHEME, False, "¬T", r),
-           cases(InsertInRandomOrder("A1", ("a",), ("A2",)),
-                 InsertInRandomOrder("A1", ("a'",), ("E2",)))),
-    PublicBranch("T (the other records alone fill the batch)", w,
-           GivenBranch(SCHEME, True, "T", q_trunc),
-           cases(ReplaceRandomMember("A1", ("a", "a'"), ("A2", "E2")))),
-)
+BRANCHES = filled_branches(
+    cases(InsertInRandomOrder("A1", ("a",), ("A2",)), InsertInRandomOrder("A1", ("a'",), ("E2",))),
+    cases(ReplaceRandomMember("A1", ("a", "a'"), ("A2", "E2"))))
 
 
 DERIVATION = Derivation(
@@ -61,11 +47,8 @@ DERIVATION = Derivation(
     scheme=SCHEME,
     batch_relation=BatchRelation.INSERTION_REMOVAL,
     variants=(Variant("K = 1", Substitution(), (), None, BRANCHES),),
-    grid=InstanceGrid(range(1, 9), tuple({r: Fraction(*p), B: b}
-                                         for p, b in (((1, 2), 1), ((1, 3), 2), ((2, 5), 3)))),
-    size_reference=SizeReference.LARGER,
-    definitions={w: SCHEME.fill_probability(N), q_trunc: SCHEME.inclusion_when_filled(N)},
-    remarks=("The branch probability w and the rate q̃ (q_trunc) are symbols of the bound; "
-             "their closed forms are checked exactly on every instance, and the numbers "
-             "evaluate them to 40 significant digits (TruncatedPoissonSetting).",),
+    grid=GRID,
+    size_reference=SIZE_REFERENCE,
+    definitions=DEFINITIONS,
+    remarks=(REMARK,),
 )

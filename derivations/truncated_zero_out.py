@@ -14,19 +14,10 @@ puts the two displaced means 3 apart; dropping the constraint ``d_Y(y_A2, y_E2) 
 bound gives it exactly (tests/test_truncated_poisson_derivations.py).
 """
 
-from fractions import Fraction
-
-import sympy as sp
-
-from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, GivenBranch,
-                     InsertInRandomOrder, InstanceGrid, PublicBranch, ReplaceRandomMember,
-                     SizeReference, TruncatedPoisson, Variant, ZeroOut, contains_none,
-                     contains_some)
-from otbound.engine.symbols import B, N, r
-
-w = sp.Symbol("w", nonnegative=True)
-q_trunc = sp.Symbol("q_trunc", nonnegative=True)
-SCHEME = TruncatedPoisson(r, B)
+from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, InsertInRandomOrder,
+                     ReplaceRandomMember, Variant, ZeroOut, contains_none, contains_some)
+from otbound.engine.truncated_latent import (DEFINITIONS, GRID, REMARK, SCHEME, SIZE_REFERENCE,
+                                             filled_branches)
 
 
 def cases(untruncated: bool) -> tuple[Case, ...]:
@@ -44,14 +35,7 @@ def cases(untruncated: bool) -> tuple[Case, ...]:
     return tuple(found)
 
 
-BRANCHES = (
-    PublicBranch("¬T (the other records do not fill the batch)", 1 - w,
-           GivenBranch(SCHEME, False, "¬T", r),
-           cases(untruncated=True)),
-    PublicBranch("T (the other records alone fill the batch)", w,
-           GivenBranch(SCHEME, True, "T", q_trunc),
-           cases(untruncated=False)),
-)
+BRANCHES = filled_branches(cases(untruncated=True), cases(untruncated=False))
 
 
 DERIVATION = Derivation(
@@ -61,11 +45,8 @@ DERIVATION = Derivation(
     scheme=SCHEME,
     batch_relation=BatchRelation.ZERO_OUT,
     variants=(Variant("K = 1", ZeroOut(), (), None, BRANCHES),),
-    grid=InstanceGrid(range(1, 9), tuple({r: Fraction(*p), B: b}
-                                         for p, b in (((1, 2), 1), ((1, 3), 2), ((2, 5), 3)))),
-    size_reference=SizeReference.LARGER,
-    definitions={w: SCHEME.fill_probability(N), q_trunc: SCHEME.inclusion_when_filled(N)},
-    remarks=("The branch probability w and the rate q̃ (q_trunc) are symbols of the bound; "
-             "their closed forms are checked exactly on every instance, and the numbers "
-             "evaluate them to 40 significant digits (TruncatedPoissonSetting).",),
+    grid=GRID,
+    size_reference=SIZE_REFERENCE,
+    definitions=DEFINITIONS,
+    remarks=(REMARK,),
 )

@@ -12,6 +12,7 @@ from otbound.accounting.accountant import compose
 from otbound.accounting.guarantees import account
 from otbound.accounting.steps import subsampled_step
 from otbound.numerics.mechanisms import gaussian
+from otbound.numerics.one_step import rdp as one_step_rdp
 from otbound.numerics.settings import Subsampling
 
 BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "group_privacy_composition.py"
@@ -96,3 +97,26 @@ def test_refusals_name_the_failed_method_and_one_that_works(capsys, argv, messag
     assert code == 2 and out == "" and message in err
     if argv[0] == "adp":
         assert err.rstrip().endswith("use --method tight or --method agnostic")
+
+
+def test_account_names_the_per_step_bound_that_won():
+    """With several sound per-step bounds compared (``agnostic``), the guarantee names the one
+    at the order the RDP accountant converted; with the engine's pairs alone it names none."""
+    setting, noise = Subsampling("wor", batch_size=10, dataset_size=1000), gaussian(2.0)
+    found = account(setting, noise, 100, method="agnostic", accountant="rdp", delta=1e-6)
+    (name,) = found.details["bound_used"]
+    (bound,) = one_step_rdp(setting, noise, "agnostic", [found.details["order"]])
+    assert name == bound.source == "Wang et al. 2019 Thm. 9 and 27"
+    by_pld = account(setting, noise, 100, method="agnostic", accountant="pld", delta=1e-6)
+    assert "Balle et al. 2018" in by_pld.details["bound_used"]
+    tight = account(setting, noise, 100, accountant="rdp", delta=1e-6)
+    assert "bound_used" not in tight.details
+
+
+def test_account_prints_the_per_step_bound_that_won(capsys):
+    code, out, _ = run_cli(capsys, "account", *WOR, "--method", "agnostic", "--accountant", "rdp")
+    assert code == 0
+    assert "each step bounded by the smallest sound bound (at each point): Wang et al. 2019" in out
+    code, out, _ = run_cli(capsys, "account", *WOR, "--method", "agnostic", "--accountant", "rdp",
+                           "--json")
+    assert json.loads(out)["bound_used"] == ["Wang et al. 2019 Thm. 9 and 27"]

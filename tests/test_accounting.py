@@ -34,6 +34,7 @@ from otbound.numerics.families import GAUSSIAN, LAPLACE
 from otbound.numerics.pairs import MixturePair
 from otbound.numerics.settings import Subsampling
 from otbound.verify.divergence import delta as exact_delta
+from tests.truncated_oracle import branch_rate, branch_rate_direct, truncation_probability
 
 POISSON = Subsampling("poisson", rate=0.01)
 
@@ -249,11 +250,12 @@ def test_substitution_without_an_exact_solver_has_relaxed_and_prop_e5_pairs():
                                      (50, 0.9, 40), (10, 0.5, 1)])
 def test_branch_rate_closed_form_equals_the_direct_sum(n, p, b):
     sampling = TruncatedPoissonSetting(p, b, n)
-    assert sampling.branch_rate() == pytest.approx(sampling.branch_rate_direct(), rel=1e-12)
+    assert branch_rate(sampling) == pytest.approx(branch_rate_direct(sampling), rel=1e-12)
     with mp.workdps(60):   # scipy's tails (for the naive bound) are within 1e-12 of them
-        w, q = map(mp.mpf, sampling.branch_values())   # the values the bound is evaluated at
-        assert abs(sampling.truncation_probability() - w) <= 1e-12 * w
-        assert abs(sampling.branch_rate_direct() - q) <= 1e-12 * q
+        values = sampling.derived_setting().values   # the values the bound is evaluated at
+        w, q = mp.mpf(values["w"]), mp.mpf(values["q_trunc"])
+        assert abs(truncation_probability(sampling) - w) <= 1e-12 * w
+        assert abs(branch_rate_direct(sampling) - q) <= 1e-12 * q
         direct = mp.fsum(mp.binomial(n - 1, s) * mp.mpf(repr(p)) ** s
                          * (1 - mp.mpf(repr(p))) ** (n - 1 - s) for s in range(b, n))
         assert abs(w - direct) <= mp.mpf(10) ** -38 * direct
@@ -269,7 +271,7 @@ def _epsilon(step, delta=1e-6, discretisation=1e-3):
 
 def test_no_truncation_is_plain_poisson():
     sampling = TruncatedPoissonSetting(0.05, 200, 200)          # B = n: never truncates
-    assert sampling.truncation_probability() == 0
+    assert truncation_probability(sampling) == 0
     truncated = _epsilon(truncated_step(sampling, gaussian(1.0), 100))
     plain = _epsilon(subsampled_step(Subsampling("poisson", rate=0.05), gaussian(1.0), 100))
     assert truncated == pytest.approx(plain, rel=1e-9)
@@ -279,7 +281,7 @@ def test_always_truncating_is_fixed_batch_with_doubled_sensitivity():
     """p = 1, B < n: a batch of B of n records, i.e. Poisson at rate B/n with sensitivity 2."""
     n, b = 500, 20
     sampling = TruncatedPoissonSetting(1.0, b, n)
-    assert sampling.branch_rate() == pytest.approx(b / n, rel=1e-15)
+    assert branch_rate(sampling) == pytest.approx(b / n, rel=1e-15)
     truncated = _epsilon(truncated_step(sampling, gaussian(3.0), 100))
     fixed = _epsilon(subsampled_step(Subsampling("poisson", rate=b / n),
                                      gaussian(3.0, sensitivity=2.0), 100))

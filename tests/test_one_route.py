@@ -3,12 +3,17 @@ derivation it stands for give identical numbers, or the identical refusal, for e
 mechanism; the published baselines of a scheme and relation apply whichever route names them.
 """
 
+import json
+
 import numpy as np
 import pytest
 
+from otbound.accounting.truncated import DERIVATIONS
+from otbound.choices import Neighbouring
 from otbound import (Subsampling, UnsupportedOperation, adp, gaussian, laplace, load_derivation,
                      randomized_response, rdp)
 from otbound.numerics.derived import derived_setting
+from tests.cli_runs import run_cli
 
 ALPHAS = [2.0, 8.0, 20.5]
 EPSILONS = [0.1, 1.0]
@@ -75,3 +80,32 @@ def test_posthoc_is_refused_where_the_scheme_has_no_unit_bound():
     setting = derived_setting(load_derivation("wr-substitution"), {"q": 2, "N": 10})
     with pytest.raises(UnsupportedOperation, match="K = 1 bound of the same scheme"):
         rdp(setting, gaussian(1.0), "posthoc", [2.0])
+
+
+NOISE_FLAGS = {"gaussian": ["--sigma", "1"], "laplace": ["--scale", "1"],
+               "randomized-response": ["--theta", "0.75"]}
+
+
+@pytest.mark.parametrize("neighbouring, mechanism",
+                         [("add-remove", m) for m in NOISE_FLAGS]
+                         + [("zero-out", "gaussian"), ("replace-one", "gaussian")])
+@pytest.mark.parametrize("command, points", [("rdp", ["--alpha", "2,8"]),
+                                             ("adp", ["--epsilon", "0.5,1"])])
+def test_the_truncated_poisson_shorthand_is_its_derivation_on_the_command_line(
+        capsys, command, points, neighbouring, mechanism):
+    """``--scheme truncated-poisson`` and ``--derivation 002-thm-3.x`` at the same ``r``,
+    ``B`` and ``N`` give the same numbers, or the same refusal, for every method."""
+    shorthand = ["--scheme", "truncated-poisson", "--rate", "0.05", "--max-batch", "55",
+                 "--dataset-size", "1000", "--neighbouring", neighbouring]
+    derivation = ["--derivation", DERIVATIONS[Neighbouring(neighbouring)], "--param", "r=0.05",
+                  "--param", "B=55", "--param", "N=1000"]
+    quantity = "epsilon" if command == "rdp" else "delta"
+    for method in ("tight", "agnostic", "posthoc"):
+        found = []
+        for flags in (shorthand, derivation):
+            code, out, err = run_cli(capsys, command, *flags, "--mechanism", mechanism,
+                                     *NOISE_FLAGS[mechanism], *points, "--method", method,
+                                     "--json")
+            found.append(json.loads(out)[quantity] if code == 0 else err)
+        assert found[0] == found[1]
+        assert isinstance(found[0], list) == (method != "posthoc")

@@ -31,7 +31,7 @@ from otbound.engine.symbols import B, N, r
 from otbound.numerics.mechanisms import AdditiveNoise
 from otbound.numerics.one_step import branches_delta
 from tests.cli_runs import run_cli
-from tests.truncated_oracle import oracle_cases
+from tests.truncated_oracle import oracle_cases, truncation_probability
 
 NAMES = ("002-thm-3.1", "002-thm-3.3", "002-thm-3.4")
 
@@ -202,7 +202,7 @@ def test_the_derived_pairs_are_the_hand_written_ones(rate, cap, size, sigma, nei
                 # weights 1 − r and r added in floating point: log 1 within 1e-17)
                 np.testing.assert_allclose(getattr(pair, name), getattr(other, name),
                                            rtol=1e-11, atol=1e-15)
-    if setting.truncation_probability() < 1:
+    if truncation_probability(setting) < 1:
         (untruncated,) = derived[0][0][1]     # removal case, untruncated branch
         assert untruncated.p_log_weights[1] == pytest.approx(math.log(rate), rel=1e-15)
 

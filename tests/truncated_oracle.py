@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+from scipy import stats
+
 from otbound.accounting.truncated import TruncatedPoissonSetting
 from otbound.choices import Neighbouring
 from otbound.numerics.families import GAUSSIAN
@@ -27,6 +30,26 @@ FAR = {Neighbouring.ADD_REMOVE: ((1, None), (2, None)),
 """Per relation and branch: the far mean of ``P`` and of ``Q`` (``None``: ``Q = N(0)``)."""
 
 
+def truncation_probability(setting: TruncatedPoissonSetting) -> float:
+    """``w = P[Binom(n − 1, p) ≥ B]`` by scipy: the other records alone fill the batch."""
+    n, p, b = setting.dataset_size, setting.rate, setting.max_batch
+    return float(stats.binom.sf(b - 1, n - 1, p))
+
+
+def branch_rate(setting: TruncatedPoissonSetting) -> float:
+    """``q̃ = P[Binom(n, p) ≥ B + 1] / w · B/n`` by scipy (002 Sec. 3.4; needs ``w > 0``)."""
+    n, p, b = setting.dataset_size, setting.rate, setting.max_batch
+    return float(stats.binom.sf(b, n, p) / truncation_probability(setting) * b / n)
+
+
+def branch_rate_direct(setting: TruncatedPoissonSetting) -> float:
+    """``q̃ = p Σ_{s=B}^{n−1} P[Binom(n−1, p) = s] / w · B/(s + 1)`` (002 Thm. 3.1's proof)."""
+    n, p, b = setting.dataset_size, setting.rate, setting.max_batch
+    s = np.arange(b, n)
+    terms = stats.binom.pmf(s, n - 1, p) * b / (s + 1)
+    return float(p * math.fsum(terms) / truncation_probability(setting))
+
+
 def _pair(scale: float, far: tuple, rate: float) -> MixturePair:
     weights = [math.log1p(-rate) if rate < 1 else -math.inf,
                math.log(rate) if rate > 0 else -math.inf]
@@ -38,8 +61,8 @@ def _pair(scale: float, far: tuple, rate: float) -> MixturePair:
 
 def oracle_cases(setting: TruncatedPoissonSetting, scale: float) -> tuple[list, list]:
     """(forward, backward) as lists of ``(log weight, [pair])``."""
-    w = setting.truncation_probability()
-    rates = (setting.rate, setting.branch_rate() if w > 0 else 0.0)
+    w = truncation_probability(setting)
+    rates = (setting.rate, branch_rate(setting) if w > 0 else 0.0)
     forward = []
     for weight, rate, far in zip((1 - w, w), rates, FAR[setting.neighbouring]):
         if weight == 0:

@@ -13,6 +13,8 @@ profile ``δ(ε)`` (the ``agnostic`` and ``posthoc`` methods of :mod:`otbound.nu
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from otbound.accounting import pld, rdp
@@ -43,33 +45,52 @@ def _rdp_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method, c
                    delta: float | None, epsilon: float | None,
                    conversion: Conversion) -> Guarantee:
     orders = rdp.DEFAULT_ORDERS
-    values = [b.value for b in rdp_bounds(setting, mechanism, method, orders)]
-    curve = rdp.RdpCurve(orders, np.array(values)) * count
-    return finish_guarantee(Accountant.RDP, curve, count, delta, epsilon, conversion)
+    bounds = rdp_bounds(setting, mechanism, method, orders)
+    curve = rdp.RdpCurve(orders, np.array([b.value for b in bounds])) * count
+    guarantee = finish_guarantee(Accountant.RDP, curve, count, delta, epsilon, conversion)
+    used = {order: b.source for order, b in zip(orders, bounds)}.get(
+        guarantee.details.get("order"))
+    return _naming(guarantee, [used] if used else [])
 
 
 def _pld_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method, count: int,
                    delta: float | None, epsilon: float | None,
                    discretisation: float) -> Guarantee:
-    one = method_pld(setting, mechanism, method, discretisation)
+    used: list[str] = []
+    one = method_pld(setting, mechanism, method, discretisation, used)
     pld.check_composed_size(one, count)
     composed = one.self_compose(count, pld.TRUNCATION) if count > 1 else one
-    return finish_guarantee(Accountant.PLD, [composed], count, delta, epsilon,
-                            discretisation=discretisation)
+    return _naming(finish_guarantee(Accountant.PLD, [composed], count, delta, epsilon,
+                                    discretisation=discretisation), used)
+
+
+def _naming(guarantee: Guarantee, used: list[str]) -> Guarantee:
+    """The guarantee with ``details["bound_used"]``: the per-step bounds that won where
+    several sound ones were compared (at the order converted, or anywhere on the PLD's grid)."""
+    if not used:
+        return guarantee
+    return replace(guarantee, details=guarantee.details | {"bound_used": used})
 
 
 def method_pld(setting: Subsampling, mechanism: Mechanism, method: Method,
-               discretisation: float):
+               discretisation: float, used: list[str] | None = None):
     """One step's ``method`` profile as a PLD on the losses ``[−h, h]``, ``h`` = K times the
     largest loss of the K = 1 step's dominating pairs (losses beyond are moved pessimistically,
-    so the range only decides how tight the PLD is)."""
+    so the range only decides how tight the PLD is). The names of the bounds that won, where
+    several were compared, are added to ``used``."""
     mirror = swapped(setting)
+
+    def values(bounds) -> np.ndarray:
+        if used is not None:
+            used.extend(name for name in dict.fromkeys(b.source for b in bounds)
+                        if name and name not in used)
+        return np.array([b.value for b in bounds])
 
     def profile(epsilons: np.ndarray) -> np.ndarray:
         magnitude = np.abs(epsilons)
-        above = np.array([b.value for b in adp(setting, mechanism, method, magnitude)])
-        below = (above if mirror == setting else
-                 np.array([b.value for b in adp(mirror, mechanism, method, magnitude)]))
+        above = values(adp(setting, mechanism, method, magnitude))
+        below = (above if mirror == setting else values(adp(mirror, mechanism, method,
+                                                            magnitude)))
         negative = -np.expm1(epsilons) + np.exp(epsilons) * below
         return np.where(epsilons >= 0, above, negative) * (1 + pld.ROUNDING_RELATIVE)
 

@@ -25,9 +25,6 @@ SOURCES = {Neighbouring.ADD_REMOVE: "002 Thm. 3.1", Neighbouring.ZERO_OUT: "002 
 DERIVATIONS = {Neighbouring.ADD_REMOVE: "002-thm-3.1", Neighbouring.ZERO_OUT: "002-thm-3.3",
                Neighbouring.REPLACE_ONE: "002-thm-3.4"}
 """The bundled derivation of each relation (``derivations/truncated_*.py``)."""
-BRANCH_DIGITS = 40
-"""Significant digits of ``w`` and ``q̃`` (mpmath): the bound is evaluated at 30 digits and then
-in double precision, so their error is far below every other rounding."""
 
 
 @dataclass(frozen=True)
@@ -52,62 +49,25 @@ class TruncatedPoissonSetting:
         object.__setattr__(self, "dataset_size", int(self.dataset_size))
         object.__setattr__(self, "neighbouring", Neighbouring(self.neighbouring))
 
-    def truncation_probability(self) -> float:
-        """``w = P[Binom(n − 1, p) ≥ B]``: the other records alone fill the batch."""
-        from scipy import stats
-
-        n, p, b = self.dataset_size, self.rate, self.max_batch
-        return float(stats.binom.sf(b - 1, n - 1, p))
-
-    def branch_rate(self) -> float:
-        """``q̃``, the closed form of 002 Sec. 3.4 (requires ``w > 0``)."""
-        from scipy import stats
-
-        n, p, b = self.dataset_size, self.rate, self.max_batch
-        return float(stats.binom.sf(b, n, p) / self.truncation_probability() * b / n)
-
-    def branch_rate_direct(self) -> float:
-        """``q̃ = p Σ_{s=B}^{n−1} P[Binom(n−1, p) = s] / w · B/(s + 1)`` (002 Thm. 3.1)."""
-        from scipy import stats
-
-        n, p, b = self.dataset_size, self.rate, self.max_batch
-        s = np.arange(b, n)
-        terms = stats.binom.pmf(s, n - 1, p) * b / (s + 1)
-        return float(p * math.fsum(terms) / self.truncation_probability())
-
     def overflow_probability(self) -> float:
         """``P[Binom(n, p) > B]``: the chance that one step truncates (for the naive bound)."""
         from scipy import stats
 
         return float(stats.binom.sf(self.max_batch, self.dataset_size, self.rate))
 
-    def branch_values(self) -> tuple[str, str]:
-        """``w`` and ``q̃`` to :data:`BRANCH_DIGITS` significant digits (regularised incomplete beta
-        functions of the exact rate; ``q̃ = 0`` when ``w = 0``)."""
-        import mpmath as mp
-
-        n, b = self.dataset_size, self.max_batch
-        with mp.workdps(BRANCH_DIGITS + 10):
-            p = mp.mpf(repr(self.rate))
-
-            def at_least(count: int, trials: int):   # P[Binom(trials, p) ≥ count]
-                if count > trials:
-                    return mp.mpf(0)
-                return mp.betainc(count, trials - count + 1, 0, p, regularized=True)
-
-            w = at_least(b, n - 1)
-            q = at_least(b + 1, n) / w * b / n if w > 0 else mp.mpf(0)
-            return mp.nstr(w, BRANCH_DIGITS), mp.nstr(min(q, mp.mpf(1)), BRANCH_DIGITS)
-
     def derived_setting(self):
-        """The bundled derivation of the relation at ``r = p``, ``w`` and ``q̃``: the setting
-        every method evaluates (a :class:`~otbound.numerics.derived.DerivedSetting` that
-        describes itself as this one)."""
-        from otbound.numerics.derived import DerivedSetting, bundled
+        """The bundled derivation of the relation at ``r = p``, ``B`` and ``N = n``, its ``w``
+        and ``q̃`` evaluated from their closed forms: the setting every method evaluates (a
+        :class:`~otbound.numerics.derived.DerivedSetting` that describes itself as this
+        one)."""
+        from otbound.numerics.derived import DerivedSetting, bundled, bundled_derivation, \
+            with_definitions
 
-        w, q = self.branch_values()
-        return DerivedSetting(bundled(DERIVATIONS[self.neighbouring]),
-                              {"r": self.rate, "w": w, "q_trunc": q}, origin=self.describe())
+        name = DERIVATIONS[self.neighbouring]
+        derived = bundled(name)
+        values = with_definitions(bundled_derivation(name), derived,
+                                  {"r": self.rate, "B": self.max_batch, "N": self.dataset_size})
+        return DerivedSetting(derived, values, origin=self.describe())
 
     def describe(self) -> dict:
         return {"scheme": "truncated-poisson", "rate": self.rate, "max_batch": self.max_batch,

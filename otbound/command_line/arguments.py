@@ -159,8 +159,7 @@ def _param(text: str) -> tuple[str, str]:
 
 
 def _add_setting(command: argparse.ArgumentParser, account: bool = False) -> None:
-    schemes = ("poisson", "wor", "truncated-poisson") if account else ("poisson", "wor")
-    command.add_argument("--scheme", choices=schemes,
+    command.add_argument("--scheme", choices=("poisson", "wor", "truncated-poisson"),
                          help="a built-in setting (a shorthand for a bundled derivation)")
     command.add_argument("--derivation", metavar="NAME_OR_FILE",
                          help="evaluate the bound of this derivation (instead of --scheme)")
@@ -186,14 +185,13 @@ def _add_setting(command: argparse.ArgumentParser, account: bool = False) -> Non
     command.add_argument("--sensitivity", type=float, help="sensitivity L of the function "
                          "per unit of the batch distance d_Y (default 1; the output names "
                          "the unit)")
+    command.add_argument("--max-batch", type=int, help="truncated batch size B")
+    command.add_argument("--neighbouring", choices=[n.value for n in Neighbouring],
+                         help="relation for --scheme truncated-poisson (default add-remove)")
     if not account:
         command.add_argument("--method", default="tight", type=_methods,
                              help="tight (default), agnostic or posthoc; a comma-separated "
                                   "list of them with --plot, to compare them")
-        return
-    command.add_argument("--max-batch", type=int, help="truncated batch size B")
-    command.add_argument("--neighbouring", choices=[n.value for n in Neighbouring],
-                         help="relation for --scheme truncated-poisson (default add-remove)")
 
 
 def _add_account(commands) -> None:

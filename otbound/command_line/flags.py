@@ -129,8 +129,20 @@ def build_subsampling(args: argparse.Namespace) -> Subsampling:
 def one_step_inputs(args: argparse.Namespace
                     ) -> tuple[Subsampling | DerivedSetting, Mechanism, list[Method]]:
     """``rdp``'s and ``adp``'s setting, mechanism and methods from their flags."""
-    setting = build_derived_setting(args) if args.derivation else build_subsampling(args)
-    return setting, build_mechanism(args), args.method
+    return build_setting(args), build_mechanism(args), args.method
+
+
+def build_setting(args: argparse.Namespace):
+    """The setting the flags name: a derivation's (--derivation) or a shorthand's (--scheme)."""
+    from otbound.accounting.truncated import TruncatedPoissonSetting
+
+    check_truncated_flags(args)
+    if args.derivation:
+        return build_derived_setting(args)
+    if args.scheme == "truncated-poisson":
+        return TruncatedPoissonSetting(args.rate, args.max_batch, args.dataset_size,
+                                       Neighbouring(args.neighbouring or "add-remove"))
+    return build_subsampling(args)
 
 
 def _check_calibration(args: argparse.Namespace) -> str:
@@ -175,21 +187,11 @@ def accounting_options(args: argparse.Namespace) -> dict:
 
 def account_inputs(args: argparse.Namespace) -> tuple:
     """``account``'s (and ``calibrate``'s) setting, mechanism and API options from its flags."""
-    from otbound.accounting.truncated import TruncatedPoissonSetting
-
     accountant, method = Accountant(args.accountant), Method(args.method)
     options = accounting_options(args)
     if args.posthoc is not None and method is not Method.POSTHOC:
         raise InvalidSpecification("--posthoc applies to --method posthoc")
-    check_truncated_flags(args)
-    if args.derivation:
-        setting = build_derived_setting(args)
-    elif args.scheme == "truncated-poisson":
-        setting = TruncatedPoissonSetting(args.rate, args.max_batch, args.dataset_size,
-                                          Neighbouring(args.neighbouring or "add-remove"))
-    else:
-        setting = build_subsampling(args)
-    return setting, build_mechanism(args), options | {
+    return build_setting(args), build_mechanism(args), options | {
         "method": method, "accountant": accountant, "posthoc": Posthoc(args.posthoc or "best")}
 
 

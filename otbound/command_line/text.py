@@ -109,7 +109,7 @@ def account_text(args: argparse.Namespace, guarantee, setting: dict) -> str:
     if floor is not None:
         delta = "≤ " + delta
     how = ", ".join(f"{k} {v}" for k, v in guarantee.details.items()
-                    if k not in ("compared", "at_floor", "method", "posthoc"))
+                    if k not in ("compared", "at_floor", "method", "posthoc", "bound_used"))
     lines = [f"({epsilon}, {delta})-DP after {guarantee.steps} steps — "
              f"{method_text(guarantee)}accountant {guarantee.accountant.value} ({how})"]
     for name, other in guarantee.details.get("compared", {}).items():
@@ -119,6 +119,9 @@ def account_text(args: argparse.Namespace, guarantee, setting: dict) -> str:
             value = "ε = " + upper_text(other["epsilon"]) if args.delta is not None \
                 else "δ " + ("≤ " if "at_floor" in other else "= ") + upper_text(other["delta"])
             lines.append(f"  {name}: {value}")
+    if "bound_used" in guarantee.details:
+        lines.append("each step bounded by the smallest sound bound (at each point): "
+                     + "; ".join(guarantee.details["bound_used"]))
     lines.append("setting: " + setting_text(setting))
     if floor is not None:
         lines.append(f"note: δ is within the PLD accountant's floor ({floor:g}: its rounding "

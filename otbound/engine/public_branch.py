@@ -24,6 +24,7 @@ import sympy as sp
 
 from otbound.engine import symbols
 from otbound.engine.batches import Batch, Content
+from otbound.engine.binomial_tail import BinomialTail
 from otbound.engine.conditionals import ConcreteConditionals, SymbolicConditionals
 from otbound.engine.derivation_spec import Derivation, PublicBranch
 from otbound.engine.schemes import Scheme, as_fraction, as_parameter
@@ -157,6 +158,7 @@ def evaluated(expression: sp.Expr, point: Mapping[sp.Symbol, sp.Expr]) -> sp.Exp
     """``expression`` at ``point``, its sums with concrete limits added term by term (exact,
     and much faster than sympy's general summation)."""
     value = sp.sympify(expression).xreplace(dict(point))
+    value = value.replace(lambda e: isinstance(e, BinomialTail), lambda e: e.as_sum())
     return value.replace(lambda e: isinstance(e, sp.Sum), _summed)
 
 

@@ -23,6 +23,7 @@ from typing import Iterator, Mapping
 import sympy as sp
 
 from otbound.engine.batches import Batch, Content, is_background
+from otbound.engine.binomial_tail import BinomialTail
 from otbound.engine.products import power_product
 from otbound.errors import InvalidSpecification
 
@@ -315,18 +316,13 @@ class TruncatedPoisson(SetScheme):
     def fill_probability(self, size: sp.Expr) -> sp.Expr:
         """``w = P[Binom(N − 1, p) ≥ B]``: the law of ``T`` when the pair's larger dataset has
         ``size`` records, one of them special (002 Thm. 3.1)."""
-        s = sp.Dummy("s", integer=True)
-        p, B = self.rate, self.max_batch
-        return sp.Sum(sp.binomial(size - 1, s) * p ** s * (1 - p) ** (size - 1 - s),
-                      (s, B, size - 1))
+        return BinomialTail(size - 1, self.rate, self.max_batch)
 
     def inclusion_when_filled(self, size: sp.Expr) -> sp.Expr:
         """``q̃ = P[Binom(N, p) ≥ B + 1] / w · B / N``: the chance that the special record is
         in the batch given ``T`` (002 Sec. 3.4)."""
-        s = sp.Dummy("s", integer=True)
-        p, B = self.rate, self.max_batch
-        tail = sp.Sum(sp.binomial(size, s) * p ** s * (1 - p) ** (size - s), (s, B + 1, size))
-        return tail / self.fill_probability(size) * B / size
+        return (BinomialTail(size, self.rate, self.max_batch + 1)
+                / self.fill_probability(size) * self.max_batch / size)
 
 
 @dataclass(frozen=True)

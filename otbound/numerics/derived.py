@@ -133,7 +133,7 @@ def bundled(name: str, **structural: int) -> DerivedBound:
     """The derived bound of a bundled derivation (derived once per process). A variant that
     mirrors another (:attr:`Derivation.mirror`) is derived as that one, read in the other
     direction."""
-    derivation = _bundled_derivation(name)
+    derivation = bundled_derivation(name)
     chosen = derivation.at(structural)
     if derivation.mirror:
         a, b = derivation.mirror
@@ -144,7 +144,7 @@ def bundled(name: str, **structural: int) -> DerivedBound:
 
 
 @functools.lru_cache(maxsize=64)
-def _bundled_derivation(name: str) -> "Derivation":
+def bundled_derivation(name: str) -> "Derivation":
     from otbound.engine.bundled import load_derivation
 
     return load_derivation(name)
@@ -167,7 +167,8 @@ def numeric_values(derived: DerivedBound, values: Mapping[str, object]) -> dict:
         raise InvalidSpecification(f"the bound of {derived.name} depends on {missing[0]}: give "
                                    f"it a value ({_RANGES.get(missing[0], 'a number')})",
                                    parameter="param")
-    exact = {needed[name]: _exact(name, value) for name, value in values.items()}
+    exact = {needed[name]: _exact(name, value) for name, value in values.items()
+             if value is not None}   # None: a defined symbol undefined here (with_definitions)
     if symbols.q in exact and symbols.N in exact and exact[symbols.q] > exact[symbols.N]:
         raise InvalidSpecification(f"q must be at most N, got q = {exact[symbols.q]}, "
                                    f"N = {exact[symbols.N]}", parameter="param")
@@ -175,6 +176,7 @@ def numeric_values(derived: DerivedBound, values: Mapping[str, object]) -> dict:
 
 
 _RANGES = {"r": "a rate in [0, 1]", "q": "an integer batch size >= 1",
+           "B": "an integer largest batch >= 1",
            "N": "an integer dataset size >= 1"}
 
 
@@ -187,7 +189,7 @@ def _exact(name: str, value: object) -> Fraction:
                                    parameter=name) from None
     if name == "r" and not 0 <= number <= 1:
         raise InvalidSpecification(f"r must be in [0, 1], got {show(value)}", parameter="r")
-    if name in ("q", "N") and (number.denominator != 1 or number < 1):
+    if name in ("q", "N", "B") and (number.denominator != 1 or number < 1):
         raise InvalidSpecification(f"{name} must be an integer >= 1, got {show(value)}",
                                    parameter=name)
     return number
@@ -285,6 +287,11 @@ class _LogValues:
 
     def probability(self, expr: "sp.Expr", what: str):
         """``log`` of a probability (``-inf`` for zero); refuses a value outside ``[0, 1]``."""
+        undefined = expr.free_symbols - set(self.exact)
+        if undefined:
+            raise UnsupportedOperation(
+                f"{what} depends on {', '.join(sorted(map(str, undefined)))}, whose closed form "
+                "is undefined (0/0) at these values")
         value = self.log(expr)
         if value is None or value > mp.mpf(10) ** (-mp.mp.dps + 10):
             raise UnsupportedOperation(f"{what} is not a probability at these values")
@@ -458,8 +465,46 @@ def derived_setting(derivation: "Derivation", values: Mapping[str, object]) -> D
                                    f"{unknown[0]}; its parameters: {'; '.join(known)}",
                                    parameter="param")
     chosen = derivation.at({k: v for k, v in values.items() if k in structural})
-    return DerivedSetting(derive_bound(chosen),
-                          {k: v for k, v in values.items() if k not in structural})
+    derived = derive_bound(chosen)
+    return DerivedSetting(derived, with_definitions(
+        chosen, derived, {k: v for k, v in values.items() if k not in structural}))
+
+
+DEFINITION_DIGITS = 40
+"""Significant digits of a symbol defined by a closed form (truncated Poisson's ``w`` and
+``q̃``): the bound is evaluated at 30 or more digits and then in double precision, so their
+error is far below every other rounding."""
+
+
+def with_definitions(derivation: "Derivation", derived: DerivedBound,
+                     values: Mapping[str, object]) -> dict:
+    """``values`` with each symbol the derivation defines by a closed form
+    (:attr:`Derivation.definitions`) evaluated from them to :data:`DEFINITION_DIGITS`
+    significant digits, in place of the values only the closed forms take (``B`` and ``N`` of
+    truncated Poisson). A closed form undefined at the values (``0/0``: a rate conditioned on a
+    branch of probability zero) leaves its symbol without a value: a term of positive
+    probability that needs it is refused, one of probability zero is never evaluated."""
+    import sympy as sp
+
+    definitions = derivation.definitions
+    if not definitions:
+        return dict(values)
+    inputs = {str(s) for form in definitions.values() for s in form.free_symbols}
+    missing = sorted(inputs - set(values))
+    if missing:
+        defined = ", ".join(str(symbol) for symbol in definitions)
+        raise InvalidSpecification(
+            f"derivation {derivation.name!r} defines {defined} from {', '.join(sorted(inputs))}:"
+            f" give {missing[0]} a value", parameter="param")
+    exact = {name: _exact(name, values[name]) for name in inputs}
+    found = {}
+    for symbol, form in definitions.items():
+        value = form.xreplace({s: sp.Rational(exact[str(s)].numerator, exact[str(s)].denominator)
+                               for s in form.free_symbols}).evalf(DEFINITION_DIGITS + 10)
+        found[str(symbol)] = str(sp.Float(value, DEFINITION_DIGITS)) if value.is_finite else None
+    needed = {str(s) for s in derived.symbols}
+    return {k: v for k, v in values.items() if k not in inputs or k in needed} | found
+
 
 
 def solved_cases(cases: list[list[Term]], mechanism,

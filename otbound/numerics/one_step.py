@@ -106,7 +106,9 @@ AGNOSTIC = ("mechanism-agnostic: per case, the smallest of joint convexity over 
 
 def explain(setting, mechanism: Mechanism, method: Method | str, quantity: Quantity) -> str:
     """How ``method`` bounds the setting, in words (for the output)."""
-    method = as_choice(Method, method, "method")
+    from otbound.numerics.derived import as_setting
+
+    method, setting = as_choice(Method, method, "method"), as_setting(setting)
     if method is Method.AGNOSTIC:
         return AGNOSTIC
     if method is Method.POSTHOC:
