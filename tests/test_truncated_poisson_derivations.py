@@ -21,6 +21,7 @@ from otbound.accounting.steps import subsampled_step
 from otbound.accounting.truncated import TruncatedPoissonSetting
 from otbound.choices import Accountant, Neighbouring
 from otbound.engine.batches import background
+from otbound.engine.binomial_tail import BinomialTail
 from otbound.engine.bound import ConstraintMatrix
 from otbound.engine.bundled import load_derivation
 from otbound.engine.couplings import InsertInRandomOrder
@@ -28,6 +29,7 @@ from otbound.engine.derivation import run
 from otbound.engine.public_branch import GivenBranch, branch_failures
 from otbound.engine.schemes import SetScheme, TruncatedPoisson
 from otbound.engine.symbols import B, N, r
+from otbound.numerics.derived import derived_setting
 from otbound.numerics.mechanisms import AdditiveNoise
 from otbound.numerics.one_step import branches_delta
 from tests.cli_runs import run_cli
@@ -279,3 +281,22 @@ def test_the_numbers_are_read_from_the_bundled_files(monkeypatch):
     monkeypatch.setitem(truncated.DERIVATIONS, Neighbouring.ZERO_OUT, "002-thm-3.1")
     replaced = truncated_step(setting[Neighbouring.ZERO_OUT], AdditiveNoise(1.0), 1).cases
     assert repr(replaced) == repr(add_remove)
+
+
+@pytest.mark.parametrize("n, p, k", [(7, Fraction(1, 3), 3), (10, Fraction(2, 5), 0),
+                                     (10, Fraction(2, 5), 11), (300, Fraction(1, 250), 2),
+                                     (12, Fraction(1), 12)])
+def test_a_binomial_tail_evaluates_to_its_exact_sum(n, p, k):
+    """The numbers' evaluation (an incomplete beta function) against the engine's (the sum
+    added up exactly), to 50 digits."""
+    tail = BinomialTail(sp.Integer(n), sp.Rational(p.numerator, p.denominator), sp.Integer(k))
+    exact = tail.doit()
+    assert exact.is_Rational and 0 <= exact <= 1
+    assert abs(tail.evalf(60) - exact) <= sp.Float("1e-50") * max(exact, 1)
+
+
+def test_a_setting_that_never_truncates_leaves_the_rate_given_t_undefined():
+    """B ≥ N: w = 0 and q̃ = 0/0, which no term of positive probability needs."""
+    setting = derived_setting(load_derivation("002-thm-3.1"), {"r": "0.05", "B": 50, "N": 50})
+    assert setting.values["q_trunc"] is None and float(setting.values["w"]) == 0
+    assert len(setting.cases()) == 2 and all(len(terms) == 1 for terms in setting.cases())
