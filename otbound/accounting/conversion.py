@@ -162,11 +162,15 @@ def _orders(alphas, rhos) -> tuple[np.ndarray, np.ndarray]:
     return alphas, rhos
 
 
+def _search_range(alphas, rhos, far) -> tuple[np.ndarray, np.ndarray]:
+    """Where ``t = −log q`` is searched: from ``ρ`` to beyond ``far``, the optimum's place for
+    tiny ``q`` (where ``p* ≈ e^{(α−1)ρ/α} q^{1−1/α}``)."""
+    return rhos.copy(), np.maximum(rhos + 40 + 800 / (alphas - 1), 2 * far + 40)
+
+
 def _maximise_over_q(objective, alphas, rhos, far):
-    """The maximum of ``objective(t)`` over ``t = −log q`` from ``ρ`` to beyond ``far``, the
-    optimum's place for tiny ``q`` (where ``p* ≈ e^{(α−1)ρ/α} q^{1−1/α}``)."""
-    hi = np.maximum(rhos + 40 + 800 / (alphas - 1), 2 * far + 40)
-    return _grid_maximum(objective, rhos.copy(), hi)
+    """The maximum of ``objective(t)`` over :func:`_search_range`."""
+    return _grid_maximum(objective, *_search_range(alphas, rhos, far))
 
 
 def _pairs(alphas, rhos, t) -> list[tuple[float, float]]:
@@ -180,10 +184,9 @@ def _rounding(log_p, t, *others) -> np.ndarray:
     return 16 * EPS * (1 + np.abs(log_p) + np.abs(t) + sum(np.abs(o) for o in others))
 
 
-def optimal_epsilons(alphas, rhos, delta: float) -> list[Converted]:
-    """``ε*(δ) = max_q log((p*(q) − δ)/q)`` for each ``(α, ρ)`` (seed 004), rounded up."""
-    alphas, rhos = _orders(alphas, rhos)
-    _check_delta(delta)
+def _epsilon_objective(alphas, rhos, delta: float):
+    """``t ↦ log((p*(e^{−t}) − δ) e^t)`` for each order, and the optimum's place for tiny
+    ``q``: ``t = α/(α−1)·(log(1/(αδ)) + ρ(α−1)/α)`` (there ``p* = αδ``)."""
     log_budget, log_delta = (alphas - 1) * rhos, math.log(delta)
 
     def objective(t):
@@ -192,8 +195,49 @@ def optimal_epsilons(alphas, rhos, delta: float) -> list[Converted]:
             gap = np.where(log_p > log_delta, np.log(-np.expm1(log_delta - log_p)), -np.inf)
         return log_p + gap + t
 
-    # For tiny q the optimum has p* = αδ: t = α/(α−1)·(log(1/(αδ)) + ρ(α−1)/α).
     far = alphas / (alphas - 1) * (-np.log(alphas * delta) + rhos * (alphas - 1) / alphas)
+    return objective, far
+
+
+def _delta_objective(alphas, rhos, epsilon: float):
+    """``t ↦ log(p*(e^{−t}) − e^{ε − t})`` for each order, and the optimum's place for tiny
+    ``q``: ``q = (1 − 1/α)^α e^{(α−1)ρ} e^{−αε}``."""
+    log_budget = (alphas - 1) * rhos
+
+    def objective(t):
+        log_p = _log_boundary(alphas, -t, log_budget)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return np.where(log_p > epsilon - t,
+                            log_p + np.log(-np.expm1(epsilon - t - log_p)), -np.inf)
+
+    far = alphas * epsilon - (alphas - 1) * rhos - alphas * np.log1p(-1 / alphas)
+    return objective, far
+
+
+def lower_values(alphas, rhos, target: float, solve_for_epsilon: bool) -> np.ndarray:
+    """Cheap lower bounds on each order's optimal ``ε*`` (``log δ*``): the objective at a
+    coarse grid of ``q``, each point a Bernoulli pair that is ``(α, ρ)``-RDP and so attains its
+    value (up to rounding). An order whose lower bound exceeds another order's upper bound
+    cannot be the best one."""
+    alphas, rhos = _orders(alphas, rhos)
+    objective, far = (_epsilon_objective if solve_for_epsilon else _delta_objective)(
+        alphas, rhos, target)
+    lo, hi = _search_range(alphas, rhos, far)
+    grid = lo[None, :] + (hi - lo)[None, :] * np.linspace(0.0, 1.0, _COARSE)[:, None]
+    values = objective(np.vstack([grid, np.clip(far, lo, hi)[None, :]]))
+    return np.max(values, axis=0)
+
+
+_COARSE = 9
+"""Points of the coarse grid of :func:`lower_values`."""
+
+
+def optimal_epsilons(alphas, rhos, delta: float) -> list[Converted]:
+    """``ε*(δ) = max_q log((p*(q) − δ)/q)`` for each ``(α, ρ)`` (seed 004), rounded up."""
+    alphas, rhos = _orders(alphas, rhos)
+    _check_delta(delta)
+    log_budget, log_delta = (alphas - 1) * rhos, math.log(delta)
+    objective, far = _epsilon_objective(alphas, rhos, delta)
     best, t, search = _maximise_over_q(objective, alphas, rhos, far)
     log_p = _log_boundary(alphas, -t, log_budget)
     # The loss of log(p* − δ) when p* is close to δ: d log(p − δ) = dp/(p − δ).
@@ -216,15 +260,7 @@ def optimal_deltas(alphas, rhos, epsilon: float) -> list[Converted]:
         raise InvalidSpecification(f"epsilon must be a finite number >= 0, got {epsilon}",
                                    parameter="epsilon")
     log_budget = (alphas - 1) * rhos
-
-    def objective(t):
-        log_p = _log_boundary(alphas, -t, log_budget)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return np.where(log_p > epsilon - t,
-                            log_p + np.log(-np.expm1(epsilon - t - log_p)), -np.inf)
-
-    # For tiny q the optimum is at q = (1 − 1/α)^α e^{(α−1)ρ} e^{−αε}.
-    far = alphas * epsilon - (alphas - 1) * rhos - alphas * np.log1p(-1 / alphas)
+    objective, far = _delta_objective(alphas, rhos, epsilon)
     best, t, search = _maximise_over_q(objective, alphas, rhos, far)
     log_p = _log_boundary(alphas, -t, log_budget)
     # The loss of log(p* − γq) when p* is close to γq: d log(p − γq) = dp/(p − γq).

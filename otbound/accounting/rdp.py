@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from otbound.accounting.conversion import (Converted, balle_delta, balle_epsilon, mironov_delta,
-                                           mironov_epsilon, optimal_deltas, optimal_epsilons)
+                                           mironov_epsilon, lower_values, optimal_deltas,
+                                           optimal_epsilons)
 from otbound.accounting.steps import Step, check_composable
 from otbound.choices import Conversion
 from otbound.errors import InvalidSpecification
@@ -70,29 +71,37 @@ def rdp_epsilon(curve: RdpCurve, delta: float, conversion: Conversion) -> Conver
     """The smallest ε over the orders for which the curve gives (ε, δ)-DP."""
     orders, rhos = _finite(curve)
     if conversion is Conversion.OPTIMAL:
-        candidates = optimal_epsilons(orders, rhos, delta)
-        balle = [balle_epsilon(a, r, delta) for a, r in zip(orders, rhos)]
-        # Balle et al. is a valid bound too; keep the better one (they coincide to 1e-9 where
-        # it is already tight, and the optimal value carries a safety margin).
-        candidates = [c if c.epsilon <= b else Converted(float(b), delta, c.order, c.bernoulli)
-                      for c, b in zip(candidates, balle)]
-    else:
-        convert = balle_epsilon if conversion is Conversion.BALLE2020 else mironov_epsilon
-        candidates = [Converted(float(convert(a, r, delta)), delta, float(a))
-                      for a, r in zip(orders, rhos)]
-    return min(candidates, key=lambda c: c.epsilon)
+        return _best_optimal(orders, rhos, delta, optimal_epsilons, balle_epsilon, "epsilon")
+    convert = balle_epsilon if conversion is Conversion.BALLE2020 else mironov_epsilon
+    return min((Converted(float(convert(a, r, delta)), delta, float(a))
+                for a, r in zip(orders, rhos)), key=lambda c: c.epsilon)
 
 
 def rdp_delta(curve: RdpCurve, epsilon: float, conversion: Conversion) -> Converted:
     """The smallest δ over the orders for which the curve gives (ε, δ)-DP."""
     orders, rhos = _finite(curve)
     if conversion is Conversion.OPTIMAL:
-        candidates = optimal_deltas(orders, rhos, epsilon)
-        balle = [balle_delta(a, r, epsilon) for a, r in zip(orders, rhos)]
-        candidates = [c if c.delta <= b else Converted(epsilon, float(b), c.order, c.bernoulli)
-                      for c, b in zip(candidates, balle)]
-    else:
-        convert = balle_delta if conversion is Conversion.BALLE2020 else mironov_delta
-        candidates = [Converted(epsilon, float(convert(a, r, epsilon)), float(a))
-                      for a, r in zip(orders, rhos)]
-    return min(candidates, key=lambda c: c.delta)
+        return _best_optimal(orders, rhos, epsilon, optimal_deltas, balle_delta, "delta")
+    convert = balle_delta if conversion is Conversion.BALLE2020 else mironov_delta
+    return min((Converted(epsilon, float(convert(a, r, epsilon)), float(a))
+                for a, r in zip(orders, rhos)), key=lambda c: c.delta)
+
+
+def _best_optimal(orders: np.ndarray, rhos: np.ndarray, target: float, optimal, balle,
+                  solved: str) -> Converted:
+    """The smallest value over the orders of the optimal conversion and of Balle et al.'s (a
+    valid bound too, and the better one where the optimal value's safety margin exceeds its
+    gain). The optimal search runs only at the orders whose cheap lower bound
+    (:func:`~otbound.accounting.conversion.lower_values`) is below Balle et al.'s smallest
+    value: no other order can win."""
+    values = np.array([balle(a, r, target) for a, r in zip(orders, rhos)])
+    lower = lower_values(orders, rhos, target, solve_for_epsilon=solved == "epsilon")
+    if solved == "delta":
+        lower = np.exp(lower)
+    tried = np.union1d(np.flatnonzero(lower < values.min()), [np.argmin(values)]).astype(int)
+    candidates = []
+    for found, value in zip(optimal(orders[tried], rhos[tried], target), values[tried]):
+        if value < getattr(found, solved):
+            found = replace(found, **{solved: float(value)})
+        candidates.append(found)
+    return min(candidates, key=lambda c: getattr(c, solved))
