@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from dp_accounting.rdp import rdp_privacy_accountant
 
+from otbound.errors import UnsupportedOperation
 from otbound.numerics.mechanisms import gaussian, laplace
 from otbound.numerics.one_step import rdp
 from otbound.numerics.settings import Subsampling
@@ -86,3 +87,42 @@ def test_tight_is_below_dp_accountings_wang_et_al_and_agnostic_where_uncovered()
     for order, value in zip(orders[2:4], tight[2:4]):   # with sign, against mpmath
         reference = thm_27(order, 2.0)
         assert reference <= value <= reference * (1 + 1e-11)
+
+
+@pytest.mark.parametrize("sigma", [1.0, 2.0, 4.0])
+def test_tight_is_never_above_the_agnostic_bound_at_any_order(sigma, monkeypatch):
+    """``tight`` reports, at each order, the smaller of the certified enclosure's upper end and
+    the agnostic bound (which includes Wang et al. 2019's, see above): with the enclosure made
+    useless, every order 2..256 reports the agnostic value and names it."""
+    from otbound.numerics.rounding import Bounds
+    from otbound.numerics.three_point import ThreePointMaximum
+
+    def useless(self, alphas):
+        alphas = np.asarray(alphas, dtype=float)
+        return Bounds(np.full(alphas.size, 1e6), np.full(alphas.size, 1e6))
+
+    monkeypatch.setattr(ThreePointMaximum, "log_psi", useless)
+    orders = list(range(2, 257))
+    tight = rdp(SETTING, gaussian(sigma), "tight", orders)
+    agnostic = rdp(SETTING, gaussian(sigma), "agnostic", orders)
+    assert [b.value for b in tight] == [b.value for b in agnostic]
+    assert all(b.source == a.source != "the dominating pairs (tight)"
+               for b, a in zip(tight, agnostic))
+
+
+@pytest.mark.parametrize("method", ["tight", "agnostic"])
+def test_a_baseline_counts_the_sensitivity_in_its_own_unit(method):
+    """001 Thm. F.2 counts a substitution as an insertion and a removal (d_Y = 2 per
+    substitution), so at σ = 2 a substituted record can move f by 2. Wang et al.'s bound with
+    sensitivity 1 (4.5e-6 at α = 2, what otbound reported before) is below the truth there:
+    x holding a with f(a) = 2 and x' holding a' with f(a') = 0 (the others 0) give the pair
+    (1 − w) N(0, 4) + w N(2, 4) against N(0, 4), w = q/N, whose ε(2) is log(1 + w²(e − 1))."""
+    from otbound.engine.bundled import load_derivation
+    from otbound.numerics.derived import derived_setting
+
+    setting = derived_setting(load_derivation("001-thm-F.2"), {"q": 2, "N": 1000})
+    truth_at_least = float(mp.log1p(mp.mpf(2 / 1000) ** 2 * (mp.e - 1)))
+    (bound,) = rdp(setting, gaussian(2.0), method, [2])
+    assert bound.value >= truth_at_least
+    with pytest.raises(UnsupportedOperation, match="counted in the same distance"):
+        rdp(setting, gaussian(2.0), "posthoc", [2])

@@ -22,6 +22,7 @@ from typing import Callable
 import numpy as np
 
 from otbound.choices import Quantity, SchemeKind
+from otbound.engine.relations import BatchRelation
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.forward_differences import can_win, log_forward_difference
 from otbound.numerics.mechanisms import Mechanism
@@ -43,6 +44,11 @@ class Baseline:
     name: str
     quantity: Quantity
     applies: Callable[[SchemeKind, CaseShape], bool]
+    unit: BatchRelation
+    """The distance the published bound counts the sensitivity in: it applies only to a setting
+    whose ``d_Y`` is that distance (under sampling without replacement a substitution is one
+    unit; a derivation that counts it as an insertion and a removal, 001 Thm. F.2, moves ``f``
+    by twice the sensitivity per substitution, which the published bound does not see)."""
     bound: Callable[..., Bounds | None]
     """``(setting, shape, mechanism, profile, points)``, ``profile`` the mechanism's group
     privacy profile (``log Ψ_α`` or ``δ(ε)`` at a distance)."""
@@ -51,7 +57,8 @@ class Baseline:
 def applicable(setting, shape: CaseShape, quantity: Quantity) -> list[Baseline]:
     """The baselines that apply to one case of the setting."""
     return [baseline for baseline in BASELINES
-            if baseline.quantity is quantity and baseline.applies(setting.scheme, shape)]
+            if baseline.quantity is quantity and baseline.applies(setting.scheme, shape)
+            and setting.batch_relation is baseline.unit]
 
 
 def baseline_bounds(setting, shape: CaseShape, quantity: Quantity, mechanism: Mechanism, profile,
@@ -201,12 +208,16 @@ def balle(log_eta: float, base: Callable[[np.ndarray], Bounds], epsilons: np.nda
     return weighted_sum([log_eta], [base(inner)])
 
 
+_INSERTION, _SUBSTITUTION = BatchRelation.INSERTION_REMOVAL, BatchRelation.SUBSTITUTION
 BASELINES: tuple[Baseline, ...] = (
-    Baseline("001 Prop. E.4 (Zhu & Wang 2019)", Quantity.RDP, _one_change, _zhu_wang_bound),
-    Baseline("Wang et al. 2019 Thm. 9 and 27", Quantity.RDP, _one_substitution,
+    Baseline("001 Prop. E.4 (Zhu & Wang 2019)", Quantity.RDP, _one_change, _INSERTION,
+             _zhu_wang_bound),
+    Baseline("Wang et al. 2019 Thm. 9 and 27", Quantity.RDP, _one_substitution, _SUBSTITUTION,
              _wang_et_al_bound),
-    Baseline("001 Prop. E.5", Quantity.RDP, _group_substitution, _prop_e5_rdp),
-    Baseline("Balle et al. 2018", Quantity.ADP, _one_substitution, _balle_bound),
-    Baseline("001 Prop. E.5", Quantity.ADP, _group_substitution, _prop_e5_delta),
+    Baseline("001 Prop. E.5", Quantity.RDP, _group_substitution, _SUBSTITUTION, _prop_e5_rdp),
+    Baseline("Balle et al. 2018", Quantity.ADP, _one_substitution, _SUBSTITUTION,
+             _balle_bound),
+    Baseline("001 Prop. E.5", Quantity.ADP, _group_substitution, _SUBSTITUTION,
+             _prop_e5_delta),
 )
 """Every published baseline otbound evaluates."""

@@ -406,6 +406,11 @@ class DerivedSetting:
         return self.derived.scheme_kind
 
     @property
+    def batch_relation(self) -> BatchRelation:
+        """The induced distance ``d_Y`` of the bound: the unit of the sensitivity."""
+        return self.derived.batch_relation
+
+    @property
     def rate(self) -> float | None:
         """The Poisson rate, where the scheme is Poisson subsampling."""
         if self.scheme is not SchemeKind.POISSON:

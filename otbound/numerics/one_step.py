@@ -192,16 +192,19 @@ def _pair_log_psi(pair, alphas: np.ndarray, limit: bool) -> Bounds:
 def _tight_rdp(setting, mechanism: Mechanism, alphas: np.ndarray, limit: bool = True,
                uncovered: bool = True) -> Bounds:
     """The setting's bound through its dominating pairs; where a case has no exact solver, the
-    smaller of that sound bound and the agnostic one (both sound: the best is reported), and
-    (``uncovered``) the agnostic one alone at the orders a solver does not cover (the certified
-    three-point solver's, above :data:`~otbound.numerics.three_point.MAX_ORDER`; without
-    ``uncovered``, such orders are refused)."""
+    smaller of that sound bound and the agnostic one (both sound: the best is reported). With
+    ``uncovered``, the certified three-point solver's values (the upper ends of enclosures, not
+    exact values) are compared with the agnostic bound too, which stands alone at the orders it
+    does not cover (above :data:`~otbound.numerics.three_point.MAX_ORDER`); without, such orders
+    are refused and nothing is compared (the post-hoc search's many calls)."""
     branches, how = solved(setting, mechanism, Quantity.RDP)
     covered = np.ones(alphas.size, dtype=bool)
+    enclosed = False
     for pair in (p for case in branches for _, pairs in case for p in pairs):
         if isinstance(pair, ThreePointMaximum) and uncovered:
+            enclosed = True
             covered &= pair.covers(alphas)
-    if how.basis is Basis.TIGHT and covered.all():   # nothing compared: no name
+    if how.basis is Basis.TIGHT and covered.all() and not enclosed:   # nothing compared
         return per_order(maximum([branches_log_psi(b, alphas, limit) for b in branches]), alphas)
     best = _agnostic_rdp(setting, mechanism, alphas)
     if covered.any():

@@ -227,6 +227,12 @@ def unit_setting(setting) -> tuple[Subsampling, int]:
     if isinstance(setting, Subsampling):
         return setting.with_group_size(1), setting.group_size
     shapes = setting.shapes()
+    if setting.scheme is not None and setting.batch_relation is not _UNIT[setting.scheme]:
+        raise UnsupportedOperation(
+            "method='posthoc' applies group privacy to a K = 1 bound of the same scheme whose "
+            "sensitivity is counted in the same distance; "
+            f"{setting.summary()} counts it per {setting.batch_relation.unit()}: use "
+            "method='tight' or method='agnostic'")
     if setting.scheme is SchemeKind.POISSON:
         return (Subsampling(SchemeKind.POISSON, rate=setting.rate, group=1),
                 max(inserted + removed for inserted, removed in shapes))
@@ -240,6 +246,11 @@ def unit_setting(setting) -> tuple[Subsampling, int]:
         "otbound has for Poisson subsampling (insertion/removal) and for sampling without "
         f"replacement (substitution, at one dataset size N); not for {setting.summary()}: use "
         "method='tight' or method='agnostic'")
+
+
+_UNIT = {SchemeKind.POISSON: BatchRelation.INSERTION_REMOVAL,
+         SchemeKind.WOR: BatchRelation.SUBSTITUTION}
+"""The distance each built-in setting counts the sensitivity in (:attr:`Subsampling.batch_relation`)."""
 
 
 def _integer(value) -> int:

@@ -578,8 +578,8 @@ def _partition(bound, margin: float, max_boxes: int) -> list[_Box] | None:
 BASIS = ("001 Thm. 3.6's three-point pattern solved for the Gaussian mechanism by a certified "
          "branch-and-bound over the means' Gram parameters in ball arithmetic "
          "(otbound.numerics.three_point): the maximum lies in [epsilon − error, epsilon]; "
-         "orders that are not integers use the next integer; above order "
-         f"{MAX_ORDER}, which it does not cover, the mechanism-agnostic bound")
+         "orders that are not integers use the next integer; where the mechanism-agnostic "
+         f"bound is smaller, and above order {MAX_ORDER}, which it does not cover, that bound")
 """What a value from :class:`ThreePointMaximum` rests on (printed with it)."""
 
 
