@@ -43,7 +43,8 @@ def branch_rate(setting: TruncatedPoissonSetting) -> float:
 
 
 def branch_rate_direct(setting: TruncatedPoissonSetting) -> float:
-    """``q̃ = p Σ_{s=B}^{n−1} P[Binom(n−1, p) = s] / w · B/(s + 1)`` (002 Thm. 3.1's proof)."""
+    """``q̃ = p Σ_{s=B}^{n−1} P[Binom(n−1, p) = s] / w · B/(s + 1)`` (002 Thm. 3.1's
+    proof)."""
     n, p, b = setting.dataset_size, setting.rate, setting.max_batch
     s = np.arange(b, n)
     terms = stats.binom.pmf(s, n - 1, p) * b / (s + 1)

@@ -13,7 +13,8 @@ import sympy as sp
 
 
 class BinomialTail(sp.Function):
-    """``BinomialTail(n, p, k) = P[Binom(n, p) ≥ k] = Σ_{s=k}^{n} C(n, s) p^s (1 − p)^{n−s}``."""
+    """``BinomialTail(n, p, k) = P[Binom(n, p) ≥ k]
+    = Σ_{s=k}^{n} C(n, s) p^s (1 − p)^{n−s}``."""
 
     nargs = 3
 

@@ -250,7 +250,8 @@ def unit_setting(setting) -> tuple[Subsampling, int]:
 
 _UNIT = {SchemeKind.POISSON: BatchRelation.INSERTION_REMOVAL,
          SchemeKind.WOR: BatchRelation.SUBSTITUTION}
-"""The distance each built-in setting counts the sensitivity in (:attr:`Subsampling.batch_relation`)."""
+"""The distance each built-in setting counts the sensitivity in
+(:attr:`Subsampling.batch_relation`)."""
 
 
 def _integer(value) -> int:
