@@ -192,8 +192,7 @@ class Subsampling:
     @property
     def batch_relation(self) -> BatchRelation:
         """The induced distance of the derivations this setting stands for."""
-        return (BatchRelation.SUBSTITUTION if self.scheme is SchemeKind.WOR
-                else BatchRelation.INSERTION_REMOVAL)
+        return _UNIT[self.scheme]
 
     def summary(self) -> str:
         """The setting in words, for messages."""
