@@ -101,3 +101,17 @@ def test_bad_epsilon_and_non_monotone_pairs_are_refused():
     crossed = MixturePair(GAUSSIAN, 1.0, [-1.0], [0.0], [0.0], [0.0])
     with pytest.raises(UnsupportedOperation, match="monotone likelihood ratio"):
         hockey_stick(crossed, 1.0)
+
+
+def test_rounding_arrays_rounds_each_entry_as_one_number():
+    from otbound.numerics.rounding import Bounds, NumericBound
+
+    estimates = np.array([0.0, -1e-20, 0.25, 1e-300, math.inf, 3.0])
+    errors = np.array([0.0, 1e-25, 1e-17, 0.0, 0.0, 2.0])
+    found = Bounds.rounded_up(estimates, errors)
+    for estimate, error, upper in zip(estimates, errors, found.upper):
+        assert upper == NumericBound.rounded_up(float(estimate), float(error)).value
+    with pytest.raises(UnsupportedOperation):
+        Bounds.rounded_up(np.array([1.0, math.nan]), np.array([0.0, 0.0]))
+    with pytest.raises(UnsupportedOperation):
+        Bounds.rounded_up(np.array([1.0]), np.array([-1.0]))

@@ -66,3 +66,15 @@ def test_a_group_step_is_one_symmetric_pld_of_the_largest_profile():
     many = otbound.subsampled_step(setting, otbound.gaussian(2.0), 100)
     accounted = otbound.compose([many], "pld", delta=1e-6, discretisation=1e-3).epsilon
     assert ours.self_compose(100).get_epsilon_for_delta(1e-6) >= accounted
+
+
+@pytest.mark.parametrize("steps", [2, 1000, 10 ** 6])
+def test_the_composed_size_is_dp_accountings_own_bound(steps):
+    """The refusal of a composition too large to hold uses the support dp_accounting keeps."""
+    from dp_accounting.pld import common
+
+    one = pld.case_pld(otbound.subsampled_step(otbound.Subsampling("poisson", rate=0.1),
+                                               otbound.gaussian(0.5), 1).cases[0], 1e-3)
+    lower, upper = common.compute_self_convolve_bounds(one._pmf_remove.to_dense_pmf()._probs,
+                                                       steps, pld.TRUNCATION)
+    assert pld._composed_points(one, steps) == upper - lower + 1

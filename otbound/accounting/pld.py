@@ -169,16 +169,28 @@ def check_discretisation(discretisation: float) -> None:
 
 
 def _composed_points(pld: PrivacyLossDistribution, count: int) -> int:
-    """Grid points of ``count`` self-compositions, by dp_accounting's own Chernoff bounds on the
-    support it keeps (tails of mass ``TRUNCATION`` are cut)."""
-    from dp_accounting.pld import common
-
+    """Grid points of ``count`` self-compositions, by the Chernoff bounds dp_accounting uses
+    for the support it keeps (``common.compute_self_convolve_bounds``: tails of mass
+    ``TRUNCATION`` are cut, orders ``k/n`` for ``0 < |k| ≤ 20``, ``n`` grid points)."""
     # dp_accounting keeps the pmfs of both adjacencies and the probabilities of a dense pmf
     # here (it has no public accessor); a symmetric PLD's two pmfs are one object.
     points = 0
     for pmf in {id(pmf): pmf for pmf in (pld._pmf_remove, pld._pmf_add)}.values():
         probabilities = pmf.to_dense_pmf()._probs
-        lower, upper = common.compute_self_convolve_bounds(probabilities, count, TRUNCATION)
+        size = len(probabilities)
+        upper, lower = (size - 1) * count, 0
+        for sign in (1, -1):
+            # the moment generating function at k/n, by powers of e^{±i/n} (in [e^-20, e^20])
+            base = np.exp(sign * np.arange(size) / size)
+            power = np.ones(size)
+            for k in range(1, 21):
+                power *= base
+                with np.errstate(divide="ignore"):
+                    bound = (count * math.log(probabilities @ power)
+                             + math.log(2 / TRUNCATION)) * size / (sign * k)
+                if math.isfinite(bound):
+                    upper, lower = ((min(upper, math.ceil(bound)), lower) if sign > 0
+                                    else (upper, max(lower, math.floor(bound))))
         points = max(points, upper - lower + 1)
     return points
 

@@ -225,7 +225,7 @@ def wor_removal(batch_size: int, dataset_size: int, mechanism: Mechanism,
     alpha = float(alpha)
     larger = dataset_size + 1
     derived = bundled("001-thm-F.3")
-    cases = dict(zip((case.name for case in derived.bound.cases),
+    cases = dict(zip((case.name for case in derived.cases),
                      evaluate(derived, {"q": batch_size, "N": larger})))
     branches = [(log_p, mechanism.tight_pairs(problem)) for log_p, problem in cases["removal"]]
     upper = per_order(branches_log_psi(branches, np.array([alpha])), np.array([alpha])).upper[0]

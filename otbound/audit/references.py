@@ -95,7 +95,7 @@ def _named_cases(setting: Subsampling):
     for name, structural in setting.derivations():
         derived = bundled(name, **structural)
         shown = ", ".join(f"{k} = {v}" for k, v in structural.items())
-        for case, terms in zip(derived.bound.cases, evaluate(derived, setting.values())):
+        for case, terms in zip(derived.cases, evaluate(derived, setting.values())):
             yield f"{name} ({shown}), case {case.name}", terms
 
 

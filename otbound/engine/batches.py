@@ -14,11 +14,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Union
-
-import sympy as sp
+from typing import TYPE_CHECKING, Iterable, Union
 
 from otbound.errors import InvalidSpecification
+
+if TYPE_CHECKING:   # the numerics use the relations without loading sympy
+    import sympy as sp
 
 Batch = Union[frozenset, tuple]
 """A set batch (``frozenset`` of names) or a multiset batch (sorted ``tuple`` of names)."""

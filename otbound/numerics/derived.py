@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Mapping
 
@@ -24,20 +24,58 @@ import numpy as np
 from otbound.choices import Quantity, SchemeKind
 from otbound.engine.bound import ConstraintMatrix
 from otbound.engine.relations import BatchRelation
-from otbound.engine.report import ALL_SIZES, LOOSE
-from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation
 from otbound.numerics import three_point
+from otbound.numerics.closed_forms import LogValues, Tree, as_text, from_sympy, symbols_of
 from otbound.numerics.limits import show
 from otbound.numerics.problems import NumericProblem, Term
 from otbound.numerics.solvers import Basis, How, solve
 from otbound.numerics.three_point import ThreePointMaximum
 
 if TYPE_CHECKING:
-    import sympy as sp
 
     from otbound.engine.bound import MixtureBound
     from otbound.engine.derivation import Derivation
 
+
+
+@dataclass(frozen=True)
+class CompiledProblem:
+    """A :class:`~otbound.engine.bound.MixtureProblem` as data: each side's components
+    (label, weight as a :mod:`~otbound.numerics.closed_forms` tree) and the closure of its
+    constraints."""
+
+    left: tuple[tuple[str, Tree], ...]
+    right: tuple[tuple[str, Tree], ...]
+    constraints: ConstraintMatrix
+
+    def swapped(self) -> "CompiledProblem":
+        """The problem in the other direction (:meth:`~otbound.engine.bound.MixtureProblem.
+        swapped`): the sides exchanged, the constraints reordered."""
+        labels = tuple(label for label, _ in self.right + self.left)
+        order = [self.constraints.labels.index(label) for label in labels]
+        bounds = tuple(tuple(self.constraints.bounds[i][j] for j in order) for i in order)
+        return CompiledProblem(self.right, self.left, ConstraintMatrix(labels, bounds))
+
+
+@dataclass(frozen=True)
+class CompiledCase:
+    """One case of a derived bound as data: ``Σ_p P(p) · κ_p`` with ``P(p)`` a tree."""
+
+    name: str
+    terms: tuple[tuple[Tree, CompiledProblem], ...]
+
+
+def compiled(bound: "MixtureBound") -> tuple[CompiledCase, ...]:
+    """The cases of the engine's bound as data (what evaluating it needs)."""
+    def problem(mixture) -> CompiledProblem:
+        return CompiledProblem(*(tuple((c.label, from_sympy(c.weight)) for c in side)
+                                 for side in (mixture.left, mixture.right)),
+                               mixture.constraints.closure())
+
+    return tuple(CompiledCase(case.name, tuple((from_sympy(p), problem(mixture))
+                                               for p, mixture in case.terms))
+                 for case in bound.cases)
 
 
 @dataclass(frozen=True)
@@ -46,7 +84,8 @@ class DerivedBound:
 
     name: str
     label: str
-    bound: "MixtureBound"
+    cases: tuple[CompiledCase, ...]
+    """The bound, as data that evaluates without sympy."""
     loose: bool
     proof: str
     """Where validity was shown: ``"every N (type level)"`` or ``"instances"``."""
@@ -56,23 +95,33 @@ class DerivedBound:
     """``(K₊, K₋)`` of each case: how many elements its pair of datasets inserts and removes."""
     scheme_kind: SchemeKind | None
     """The scheme, where published baselines know it (Poisson, without replacement)."""
+    bound: "MixtureBound | None" = field(default=None, compare=False, repr=False)
+    """The engine's bound (sympy), where it was derived in this process; ``None`` when read
+    from the table of bundled bounds (:mod:`otbound.numerics.bound_table`)."""
 
     @functools.cached_property
-    def symbols(self) -> set:
-        """The symbols the bound depends on (computed once)."""
-        return self.bound.free_symbols
+    def symbols(self) -> frozenset[str]:
+        """The names of the symbols the bound depends on (computed once)."""
+        return frozenset().union(*(symbols_of(tree) for case in self.cases
+                                   for p, problem in case.terms
+                                   for tree in (p, *(w for _, w in problem.left + problem.right))))
 
     def mirrored(self, label: str) -> "DerivedBound":
         """The bound of the mirrored variant ``label``: every case read in the other direction
         (:meth:`otbound.engine.bound.CaseBound.swapped`)."""
         from otbound.engine.bound import MixtureBound
 
-        cases = tuple(case.swapped(case.name) for case in self.bound.cases)
-        return DerivedBound(self.name, label, MixtureBound(cases), self.loose, self.proof,
-                            self.batch_relation, tuple((r, i) for i, r in self.shapes),
-                            self.scheme_kind)
+        cases = tuple(CompiledCase(case.name, tuple((p, problem.swapped())
+                                                    for p, problem in case.terms))
+                      for case in self.cases)
+        bound = (None if self.bound is None
+                 else MixtureBound(tuple(case.swapped(case.name) for case in self.bound.cases)))
+        return replace(self, label=label, cases=cases,
+                       shapes=tuple((r, i) for i, r in self.shapes), bound=bound)
 
     def describe(self) -> dict:
+        from otbound.engine.report import LOOSE
+
         return {"derivation": self.name, "variant": self.label,
                 "bound": LOOSE if self.loose else "d_Y-compatible (001 Cor. D.7)",
                 "valid_for": self.proof, "distance_unit": self.batch_relation.unit()}
@@ -82,6 +131,7 @@ def derive_bound(derivation: "Derivation") -> DerivedBound:
     """The bound of a derivation with one variant, refusing one whose coupling is not valid."""
     from otbound.engine.bound import MixtureBound
     from otbound.engine.derivation import variant_cases
+    from otbound.engine.report import ALL_SIZES
 
     if len(derivation.variants) != 1:
         names = ", ".join(p.name for p in derivation.parameters)
@@ -98,12 +148,12 @@ def derive_bound(derivation: "Derivation") -> DerivedBound:
                                        f"{_no_bound_reason(report)}")
     proof = (ALL_SIZES if all(r.proved_valid for r in reports)
              else "the instances of its grid")
-    return DerivedBound(derivation.name, variant.label,
-                        MixtureBound(tuple(r.bound for r in cases)),
+    bound = MixtureBound(tuple(r.bound for r in cases))
+    return DerivedBound(derivation.name, variant.label, compiled(bound),
                         any(r.loose for r in reports), proof, derivation.batch_relation,
                         tuple((len(case.pair.inserted), len(case.pair.removed))
                               for case in variant.cases),
-                        scheme_kind(derivation.scheme))
+                        scheme_kind(derivation.scheme), bound)
 
 
 def scheme_kind(scheme) -> SchemeKind | None:
@@ -130,16 +180,56 @@ def _no_bound_reason(report) -> str:
 
 @functools.lru_cache(maxsize=256)
 def bundled(name: str, **structural: int) -> DerivedBound:
-    """The derived bound of a bundled derivation (derived once per process). A variant that
-    mirrors another (:attr:`Derivation.mirror`) is derived as that one, read in the other
-    direction."""
+    """The derived bound of a bundled derivation: read from the table of bundled bounds
+    (:mod:`otbound.numerics.bound_table`, generated by the engine and checked against it by a
+    test) where it holds it, else derived by the engine (:func:`derived_bundled`)."""
+    found = from_table(name, structural)
+    return found if found is not None else derived_bundled(name, **structural)
+
+
+def table_key(name: str, structural: Mapping[str, object]) -> tuple | None:
+    """The key of a bundled bound in the table (``None`` for a value that is not an integer)."""
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in structural.values()):
+        return None
+    return (name, tuple(sorted(structural.items())))
+
+
+def from_table(name: str, structural: Mapping[str, object]) -> DerivedBound | None:
+    """The table's bound of ``name`` at ``structural``, or ``None`` where it has none."""
+    import ast
+
+    from otbound.numerics.bound_table_data import TABLE
+
+    found = TABLE.get(table_key(name, structural))
+    if found is None:
+        return None
+    label, cases, loose, proof, relation, shapes, scheme = ast.literal_eval(found)
+    return DerivedBound(
+        name, label,
+        tuple(CompiledCase(case, tuple((p, _problem_from_table(*problem)) for p, problem in terms))
+              for case, terms in cases),
+        loose, proof, BatchRelation(relation), shapes,
+        None if scheme is None else SchemeKind(scheme))
+
+
+def _problem_from_table(left: tuple, right: tuple, labels: tuple,
+                        bounds: tuple) -> CompiledProblem:
+    return CompiledProblem(left, right, ConstraintMatrix(labels, tuple(
+        tuple(math.inf if d is None else float(d) for d in row) for row in bounds)))
+
+
+@functools.lru_cache(maxsize=256)
+def derived_bundled(name: str, **structural: int) -> DerivedBound:
+    """The derived bound of a bundled derivation, derived by the engine once per process. A
+    variant that mirrors another (:attr:`Derivation.mirror`) is derived as that one, read in
+    the other direction."""
     derivation = bundled_derivation(name)
     chosen = derivation.at(structural)
     if derivation.mirror:
         a, b = derivation.mirror
         if int(structural[a]) < int(structural[b]):
             swapped = {**structural, a: structural[b], b: structural[a]}
-            return bundled(name, **swapped).mirrored(chosen.variants[0].label)
+            return derived_bundled(name, **swapped).mirrored(chosen.variants[0].label)
     return derive_bound(chosen)
 
 
@@ -150,29 +240,25 @@ def bundled_derivation(name: str) -> "Derivation":
     return load_derivation(name)
 
 
-def numeric_values(derived: DerivedBound, values: Mapping[str, object]) -> dict:
+def numeric_values(derived: DerivedBound, values: Mapping[str, object]) -> dict[str, Fraction]:
     """The symbols of the bound with exact values, checked against their ranges."""
-    import sympy as sp
-
-    from otbound.engine import symbols
-
-    needed = {str(s): s for s in derived.symbols}
-    unknown = sorted(set(values) - set(needed))
+    needed = derived.symbols
+    unknown = sorted(set(values) - needed)
     if unknown:
         raise InvalidSpecification(
             f"the bound of {derived.name} does not depend on {unknown[0]} (it depends on "
             f"{', '.join(sorted(needed)) or 'no parameter'})", parameter="param")
-    missing = sorted(set(needed) - set(values))
+    missing = sorted(needed - set(values))
     if missing:
         raise InvalidSpecification(f"the bound of {derived.name} depends on {missing[0]}: give "
                                    f"it a value ({_RANGES.get(missing[0], 'a number')})",
                                    parameter="param")
-    exact = {needed[name]: _exact(name, value) for name, value in values.items()
+    exact = {name: _exact(name, value) for name, value in values.items()
              if value is not None}   # None: a defined symbol undefined here (with_definitions)
-    if symbols.q in exact and symbols.N in exact and exact[symbols.q] > exact[symbols.N]:
-        raise InvalidSpecification(f"q must be at most N, got q = {exact[symbols.q]}, "
-                                   f"N = {exact[symbols.N]}", parameter="param")
-    return {symbol: sp.Rational(v.numerator, v.denominator) for symbol, v in exact.items()}
+    if "q" in exact and "N" in exact and exact["q"] > exact["N"]:
+        raise InvalidSpecification(f"q must be at most N, got q = {exact['q']}, "
+                                   f"N = {exact['N']}", parameter="param")
+    return exact
 
 
 _RANGES = {"r": "a rate in [0, 1]", "q": "an integer batch size >= 1",
@@ -205,13 +291,11 @@ def largest_over_sizes(derived: DerivedBound, values: Mapping[str, object]) -> l
     at ``Q + 1``, and by joint convexity ``Ψ(t M + (1 − t) b_s ‖ b_c) ≤ t Ψ(M ‖ b_c) + (1 − t)``
     ``≤ Ψ(M ‖ b_c)`` (likewise in the other direction and for ``H_γ``). This is checked
     symbolically for the bound at hand; a bound that fails the check is refused."""
-    from otbound.engine import symbols
-
     if "N" in values:
         raise InvalidSpecification("give either N (one dataset size) or Q (the maximum over "
                                    "N > Q), not both", parameter="param")
     smallest = _exact("Q", values["Q"]) + 1
-    if symbols.N not in derived.symbols:
+    if "N" not in derived.symbols:
         raise InvalidSpecification(f"the bound of {derived.name} does not depend on N, so Q "
                                    "does not apply", parameter="param")
     reason = _not_largest_at_smallest_size(derived)
@@ -229,6 +313,8 @@ def _not_largest_at_smallest_size(derived: DerivedBound) -> str:
 
     from otbound.engine import symbols
 
+    if derived.bound is None:
+        raise InternalError(f"{derived.name}: the maximum over N needs the engine's bound")
     start = sp.Symbol("N_0", positive=True, integer=True)
     for case in derived.bound.cases:
         for probability, problem in case.terms:
@@ -255,12 +341,13 @@ def evaluate(derived: DerivedBound, values: Mapping[str, object]) -> list[list[T
     """Each case of the bound as numeric terms: every probability's logarithm evaluated from the
     exact parameter values with enough digits to survive cancellation (``N`` may be 10⁹)."""
     exact = numeric_values(derived, values)
-    digits = 30 + max((len(str(abs(v.p))) + len(str(v.q)) for v in exact.values()), default=0)
+    digits = 30 + max((len(str(abs(v.numerator))) + len(str(v.denominator))
+                       for v in exact.values()), default=0)
     with mp.workdps(digits):
-        logs = _log_values(tuple(sorted(exact.items(), key=str)), digits)
+        logs = _log_values(tuple(sorted(exact.items())), digits)
         cases = []
-        for case in derived.bound.cases:
-            term_logs = [logs.probability(p, f"term probability {p}") for p, _ in case.terms]
+        for case in derived.cases:
+            term_logs = [_probability(logs, p, "term probability") for p, _ in case.terms]
             _check_total(term_logs, f"the term probabilities of case {case.name}")
             cases.append([Term(float(log_p), _numeric_problem(problem, logs))
                           for log_p, (_, problem) in zip(term_logs, case.terms)
@@ -269,80 +356,30 @@ def evaluate(derived: DerivedBound, values: Mapping[str, object]) -> list[list[T
 
 
 @functools.lru_cache(maxsize=8)
-def _log_values(exact: tuple, digits: int) -> "_LogValues":
+def _log_values(exact: tuple, digits: int) -> LogValues:
     """One evaluator per point and precision, shared by the bounds evaluated there (the cases
     of a group share most of their probabilities)."""
-    return _LogValues(dict(exact))
+    return LogValues(dict(exact))
 
 
-class _LogValues:
-    """``log`` of expressions at exact values of their symbols, as mpmath numbers, without
-    forming huge integers (binomials through log-gamma); sub-expressions shared by many
-    probabilities (``(1 − r)^k``, ``binomial(N, q)`` …) are evaluated once."""
+def _probability(logs: LogValues, tree: Tree, what: str):
+    """``log`` of a probability (``-inf`` for zero); refuses a value outside ``[0, 1]``.
+    ``what`` names it in messages (a term probability is shown with its closed form)."""
+    def named() -> str:
+        return f"{what} {as_text(tree)}" if what == "term probability" else what
 
-    def __init__(self, exact: dict) -> None:
-        self.exact = exact
-        self._memo: dict = {}
-        self.problems: dict = {}
-
-    def probability(self, expr: "sp.Expr", what: str):
-        """``log`` of a probability (``-inf`` for zero); refuses a value outside ``[0, 1]``."""
-        undefined = expr.free_symbols - set(self.exact)
-        if undefined:
-            raise UnsupportedOperation(
-                f"{what} depends on {', '.join(sorted(map(str, undefined)))}, whose closed form "
-                "is undefined (0/0) at these values")
-        value = self.log(expr)
-        if value is None or value > mp.mpf(10) ** (-mp.mp.dps + 10):
-            raise UnsupportedOperation(f"{what} is not a probability at these values")
-        return min(value, mp.mpf(0))
-
-    def log(self, expr: "sp.Expr"):
-        """``log`` of a positive expression built from numbers and symbols by sums, products,
-        powers and binomials (``-inf`` for zero, ``None`` for a negative or non-numeric value)."""
-        if expr not in self._memo:
-            self._memo[expr] = self._log(expr)
-        return self._memo[expr]
-
-    def _log(self, expr: "sp.Expr"):
-        import sympy as sp
-
-        if expr.is_Symbol:
-            expr = self.exact.get(expr, expr)
-        if expr.is_Rational:
-            if expr <= 0:
-                return -mp.inf if expr == 0 else None
-            return mp.log(mp.mpf(expr.p) / expr.q)
-        if expr.is_Mul:
-            parts = [self.log(arg) for arg in expr.args]
-            return None if None in parts else mp.fsum(parts)
-        if expr.is_Pow:
-            base = self.log(expr.base)
-            if base is None or not expr.exp.is_Rational:
-                return None
-            exponent = mp.mpf(expr.exp.p) / expr.exp.q
-            return -mp.inf if base == -mp.inf and exponent > 0 else base * exponent
-        if isinstance(expr, sp.binomial):
-            n, k = (a.xreplace(self.exact) for a in expr.args)   # small: such as N − 3
-            if not (n.is_Integer and k.is_Integer):
-                return None
-            n, k = int(n), int(k)
-            if n < 0 or not 0 <= k <= n:
-                return None if n < 0 else -mp.inf
-            return mp.loggamma(n + 1) - mp.loggamma(k + 1) - mp.loggamma(n - k + 1)
-        if expr.is_Add:
-            value = mp.mpf(0)
-            for term in expr.args:
-                sign = -1 if term.could_extract_minus_sign() else 1
-                logarithm = self.log(sign * term)
-                if logarithm is None:
-                    return None
-                value += sign * mp.exp(logarithm)
-            return None if value < 0 else (-mp.inf if value == 0 else mp.log(value))
-        return None
+    undefined = symbols_of(tree) - set(logs.exact)
+    if undefined:
+        raise UnsupportedOperation(
+            f"{named()} depends on {', '.join(sorted(undefined))}, whose closed form is "
+            "undefined (0/0) at these values")
+    value = logs.log(tree)
+    if value is None or value > mp.mpf(10) ** (-mp.mp.dps + 10):
+        raise UnsupportedOperation(f"{named()} is not a probability at these values")
+    return min(value, mp.mpf(0))
 
 
-def _numeric_problem(problem, logs: _LogValues) -> NumericProblem:
+def _numeric_problem(problem: CompiledProblem, logs: LogValues) -> NumericProblem:
     """The problem at these values, without its components of weight zero (a component that
     does not enter the mixture changes nothing; the closure keeps the constraints it implied).
     Kept with the evaluator, which belongs to one point and precision."""
@@ -351,20 +388,20 @@ def _numeric_problem(problem, logs: _LogValues) -> NumericProblem:
     return logs.problems[problem]
 
 
-def _new_numeric_problem(problem, logs: _LogValues) -> NumericProblem:
+def _new_numeric_problem(problem: CompiledProblem, logs: LogValues) -> NumericProblem:
     weights = {}
     for side in (problem.left, problem.right):
-        values = {c.label: logs.probability(c.weight, f"weight of {c.label}") for c in side}
+        values = {label: _probability(logs, w, f"weight of {label}") for label, w in side}
         _check_total(list(values.values()), "the mixture weights")
         weights |= {label: w for label, w in values.items() if w > -mp.inf}
-    closed = problem.constraints.closure()
+    closed = problem.constraints
     kept = [i for i, label in enumerate(closed.labels) if label in weights]
     constraints = (closed if len(kept) == len(closed.labels) else ConstraintMatrix(
         tuple(closed.labels[i] for i in kept),
         tuple(tuple(closed.bounds[i][j] for j in kept) for i in kept)))
     return NumericProblem(
-        np.array([float(weights[c.label]) for c in problem.left if c.label in weights]),
-        np.array([float(weights[c.label]) for c in problem.right if c.label in weights]),
+        np.array([float(weights[label]) for label, _ in problem.left if label in weights]),
+        np.array([float(weights[label]) for label, _ in problem.right if label in weights]),
         constraints)
 
 
@@ -507,7 +544,7 @@ def with_definitions(derivation: "Derivation", derived: DerivedBound,
         value = form.xreplace({s: sp.Rational(exact[str(s)].numerator, exact[str(s)].denominator)
                                for s in form.free_symbols}).evalf(DEFINITION_DIGITS + 10)
         found[str(symbol)] = str(sp.Float(value, DEFINITION_DIGITS)) if value.is_finite else None
-    needed = {str(s) for s in derived.symbols}
+    needed = derived.symbols
     return {k: v for k, v in values.items() if k not in inputs or k in needed} | found
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.limits import MAX_EPSILON, show
 from otbound.numerics.pairs import FinitePair, MixturePair, Side, log_sum_exp
-from otbound.numerics.rounding import EPS, NumericBound, exact_zero
+from otbound.numerics.rounding import EPS, Bounds, NumericBound
 
 ESCALATE = 1e-11
 """Relative error of δ above which the survival sums are recomputed in high precision."""
@@ -44,6 +44,13 @@ def hockey_stick(pair: MixturePair | FinitePair, epsilon: float) -> NumericBound
 
 def hockey_stick_curve(pair: MixturePair | FinitePair, epsilons,
                        tolerance: float = ESCALATE) -> list[NumericBound]:
+    """``δ(ε)`` for every ε, each rounded up by its error estimate (:func:`hockey_stick_bounds`
+    as a list)."""
+    return hockey_stick_bounds(pair, epsilons, tolerance).as_list()
+
+
+def hockey_stick_bounds(pair: MixturePair | FinitePair, epsilons,
+                        tolerance: float = ESCALATE) -> Bounds:
     """``δ(ε)`` for every ε, each rounded up by its error estimate.
 
     ε may be negative (``H_γ`` with ``γ < 1``, which privacy loss distributions need); user input
@@ -54,22 +61,21 @@ def hockey_stick_curve(pair: MixturePair | FinitePair, epsilons,
     if not np.all(np.isfinite(epsilons)):
         raise InvalidSpecification(f"epsilon must be finite, got {epsilons}")
     if isinstance(pair, FinitePair):
-        return [bound for start in range(0, epsilons.size, CHUNK)
-                for bound in _finite(pair, epsilons[start:start + CHUNK])]
+        parts = [_finite(pair, epsilons[start:start + CHUNK])
+                 for start in range(0, epsilons.size, CHUNK)]
+        return Bounds(np.concatenate([b.upper for b in parts]),
+                      np.concatenate([b.estimate for b in parts]))
     _require_monotone(pair)
-    log_sup = _log_sup_ratio(pair)
-    results: list[NumericBound | None] = [NumericBound(0.0, 0.0) if e >= log_sup else None
-                                          for e in epsilons]
-    open_ = np.flatnonzero([r is None for r in results])
+    upper, estimate = np.zeros(epsilons.size), np.zeros(epsilons.size)
+    open_ = np.flatnonzero(epsilons < _log_sup_ratio(pair))   # δ = 0 exactly elsewhere
     if open_.size:
         roots, steps = _roots(pair, epsilons[open_])
-        for index, bound in zip(open_, _deltas_at(pair, epsilons[open_], roots, steps,
-                                                  tolerance)):
-            results[index] = bound
-    return results
+        found = _deltas_at(pair, epsilons[open_], roots, steps, tolerance)
+        upper[open_], estimate[open_] = found.upper, found.estimate
+    return Bounds(upper, estimate)
 
 
-def _finite(pair: FinitePair, epsilons: np.ndarray) -> list[NumericBound]:
+def _finite(pair: FinitePair, epsilons: np.ndarray) -> Bounds:
     """``δ = Σ_{u_i > ε} p_i (1 − e^{ε − u_i})`` over the privacy losses ``u_i`` (no overflow at
     any ε), for every ε at once. The error bound is the same sum with every loss raised by its
     error; where no raised loss exceeds ε, δ is exactly 0 (the ratio is at most e^ε everywhere)."""
@@ -82,8 +88,8 @@ def _finite(pair: FinitePair, epsilons: np.ndarray) -> list[NumericBound]:
 
     estimates, uppers = excess(u), excess(u + du) * (1 + 8 * EPS)
     zero = ~np.any((u + du > epsilons) & (pair.p[:, None] > 0), axis=0)
-    return [exact_zero() if z else NumericBound.rounded_up(float(e), float(h - e))
-            for e, h, z in zip(estimates, uppers, zero)]
+    found = Bounds.rounded_up(estimates, uppers - estimates)
+    return Bounds(np.where(zero, 0.0, found.upper), np.where(zero, 0.0, found.estimate))
 
 
 def _require_monotone(pair: MixturePair) -> None:
@@ -148,7 +154,7 @@ def _roots(pair: MixturePair, epsilons: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def _deltas_at(pair: MixturePair, epsilons: np.ndarray, roots: np.ndarray,
-               steps: np.ndarray, tolerance: float) -> list[NumericBound]:
+               steps: np.ndarray, tolerance: float) -> Bounds:
     """``δ = A − e^ε B`` at each root, ``A = P(Z > z*)`` and ``B = Q(Z > z*)``, vectorised.
 
     Each term ``w_i S_i`` of ``A`` (and ``B``) is the exponential of a sum of logarithms, so it
@@ -168,12 +174,10 @@ def _deltas_at(pair: MixturePair, epsilons: np.ndarray, roots: np.ndarray,
         relative = (8 * EPS * (relative_a + ratio * (relative_b + np.abs(epsilons))) / (1 - ratio)
                     + (steps / s) ** 2 * amplify)   # the root's error enters at second order
         error = np.where(log_b >= log_a, 0.0, delta * relative)
-    bounds = []
-    for epsilon, root, step, d, e, r in zip(epsilons, roots, steps, delta, error, relative):
-        if not (r <= tolerance):
-            d, e = _precise_delta(pair, float(epsilon), float(root), float(step))
-        bounds.append(NumericBound.rounded_up(float(d), float(e)))
-    return bounds
+    for i in np.flatnonzero(~(relative <= tolerance)):
+        delta[i], error[i] = _precise_delta(pair, float(epsilons[i]), float(roots[i]),
+                                            float(steps[i]))
+    return Bounds.rounded_up(delta, error)
 
 
 def _relative_rounding(log_weights: np.ndarray, log_survival: np.ndarray

@@ -29,7 +29,7 @@ import numpy as np
 
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics import three_point
-from otbound.numerics.hockey_stick import hockey_stick_curve
+from otbound.numerics.hockey_stick import hockey_stick_bounds
 from otbound.numerics.limits import NOISE_MULTIPLIER, show
 from otbound.numerics.families import GAUSSIAN, LAPLACE, NoiseFamily
 from otbound.numerics.pairs import FinitePair, MixturePair, log_sum_exp
@@ -91,7 +91,7 @@ class Mechanism(ABC):
         epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
         if distance == 0:
             return Bounds(np.zeros(epsilons.size), np.zeros(epsilons.size))
-        return Bounds.of(hockey_stick_curve(self.distance_pair(distance), epsilons))
+        return hockey_stick_bounds(self.distance_pair(distance), epsilons)
 
 
 def _pattern_sizes(problem: NumericProblem) -> tuple[int, int, float, float]:

@@ -29,7 +29,7 @@ from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
 from otbound.numerics.baselines import balle, baseline_bounds
 from otbound.numerics.certified import (certified_delta_curve, certified_log_psi_curve,
                                         certified_mode, certifying)
-from otbound.numerics.hockey_stick import ESCALATE, check_epsilons, hockey_stick_curve
+from otbound.numerics.hockey_stick import ESCALATE, check_epsilons, hockey_stick_bounds
 from otbound.numerics.limits import MAX_ALPHA
 from otbound.numerics.mechanisms import Mechanism, Pair
 from otbound.numerics.mixtures import (mixture_log_psi, per_order, profile_mixture, rounded_up,
@@ -395,8 +395,8 @@ def branches_delta(branches: Sequence[Branch], epsilons: np.ndarray,
                    tolerance: float = ESCALATE) -> Bounds:
     """``Σ_b P(b) · max_pairs δ(ε; pair)`` (upper bounds and estimates); ε may be negative.
     ``tolerance`` is the relative error of δ tolerated before high-precision recomputation."""
-    worst = [maximum([Bounds.of(certified_delta_curve(pair, epsilons) if certifying()
-                                else hockey_stick_curve(pair, epsilons, tolerance))
+    worst = [maximum([Bounds.of(certified_delta_curve(pair, epsilons)) if certifying()
+                      else hockey_stick_bounds(pair, epsilons, tolerance)
                       for pair in pairs]) for _, pairs in branches]
     return weighted_sum([log_weight for log_weight, _ in branches], worst)
 

@@ -68,6 +68,20 @@ class Bounds:
     :func:`maximum`, so that the best of several sound bounds says which one it is."""
 
     @staticmethod
+    def rounded_up(estimates: np.ndarray, errors: np.ndarray) -> "Bounds":
+        """:meth:`NumericBound.rounded_up` of every entry, at once."""
+        estimates, errors = np.asarray(estimates, float), np.asarray(errors, float)
+        if np.any(np.isnan(estimates) | np.isnan(errors) | (errors < 0) | (errors == math.inf)):
+            bad = np.flatnonzero(np.isnan(estimates) | np.isnan(errors) | (errors < 0)
+                                 | (errors == math.inf))[0]
+            NumericBound.rounded_up(float(estimates[bad]), float(errors[bad]))   # raises
+        infinite = estimates == math.inf
+        errors = np.where(infinite, 0.0, errors)
+        upper = np.where(infinite, math.inf,
+                         np.nextafter(np.maximum(estimates, 0.0) + errors, math.inf))
+        return Bounds(upper, upper - errors)
+
+    @staticmethod
     def of(bounds: list[NumericBound]) -> "Bounds":
         upper = np.array([b.value for b in bounds])
         return Bounds(upper, upper - np.array([b.error for b in bounds]))

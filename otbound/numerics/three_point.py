@@ -51,7 +51,6 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from scipy.special import expit, gammaln, logsumexp
 
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.problems import NumericProblem
@@ -113,6 +112,8 @@ def _check_order(alpha: float) -> int:
 def triangle_log_psi(triangle: Triangle, w: float, alpha: int, sigma: float) -> tuple[float, float]:
     """``log Ψ_α`` of the configuration and an estimate of its error (trapezoid rule in ``z``
     around each term's mode, step ``h`` against ``2h``)."""
+    from scipy.special import logsumexp   # loaded with the solver, not with every process
+
     order = _check_order(alpha)
     a, b, rho = triangle.a / sigma, triangle.b / sigma, triangle.rho / sigma ** 2
     k = np.arange(order + 1.0)
@@ -124,6 +125,8 @@ def triangle_log_psi(triangle: Triangle, w: float, alpha: int, sigma: float) -> 
 
 
 def _log_weights(order: int, k: np.ndarray, w: float) -> np.ndarray:
+    from scipy.special import gammaln
+
     return (gammaln(order + 1) - gammaln(k + 1) - gammaln(order - k + 1)
             + (order - k) * math.log1p(-w) + k * math.log(w))
 
@@ -135,6 +138,8 @@ _POINTS = 8001
 def _log_expectations(shift: np.ndarray, b: float, order: int,
                       w: float) -> tuple[np.ndarray, np.ndarray]:
     """``log E_z[h(shift + bz)]`` per term (fine and coarse grids of :func:`_grid`)."""
+    from scipy.special import logsumexp
+
     _, _, log_f, step = _grid(shift, b, order, w)
     return (logsumexp(log_f, axis=1) + math.log(step),
             logsumexp(log_f[:, ::2], axis=1) + math.log(2 * step))
@@ -156,6 +161,8 @@ def _grid(shift: np.ndarray, b: float, order: int, w: float, half_width: float =
 
 def _modes(shift: np.ndarray, b: float, order: int, log_odds: float) -> np.ndarray:
     """Where ``−z²/2 + (1 − α) log(1 − w + w e^{shift + bz})`` is largest (bisection)."""
+    from scipy.special import expit
+
     low, high = np.full(shift.size, -(order - 1) * b - 1.0), np.zeros(shift.size)
     for _ in range(60):
         middle = (low + high) / 2
@@ -269,6 +276,8 @@ def surface_log_gradient(a: float, b: float, w: float, alpha: int,
     + E[h'(u_k)])`` and, by Stein's identity, ``∂_b G = b Σ_k c_k E[h''(u_k) + (k − 1)
     h'(u_k)]``. With ``r = w e^u/(1 − w + w e^u) ∈ [0, 1]``: ``h' = (1 − α) r h`` and
     ``h'' = h' + α(α − 1) r² h``."""
+    from scipy.special import logsumexp
+
     order = _check_order(alpha)
     big_a, big_b = a / sigma, b / sigma
     rho = (big_a * big_a + big_b * big_b - 1 / sigma ** 2) / 2
