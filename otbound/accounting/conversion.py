@@ -11,8 +11,9 @@ For a mechanism that is ``(α, ρ)``-RDP:
   ``p^α q^{1−α} + (1−p)^α (1−q)^{1−α} ≤ e^{(α−1)ρ}`` and ``δ = p − e^ε q``. Its feasible set is
   convex, so its upper boundary ``p*(q)`` is concave and the problem reduces to one parameter:
   ``δ*(ε) = max_q p*(q) − e^ε q`` and ``ε*(δ) = max_q log((p*(q) − δ)/q)``, both unimodal in
-  ``q``. They are solved by golden-section search in ``t = −log q`` with ``log p*`` by
-  bisection, vectorised over orders, and rounded up by a relative margin of 1e-9.
+  ``q``. They are solved by a refined grid search in ``t = −log q``, with ``log p*`` by Newton
+  steps inside a bracket (each grid starting from the last one's solutions), vectorised over
+  orders, and rounded up by a relative margin of 1e-9.
 
 For a curve of orders the best order is taken.
 """
@@ -122,37 +123,74 @@ def _excess(alpha, x):
     return np.where(np.abs(alpha * x) < 1e-2, series * x * x, direct)
 
 
-def _log_boundary(alpha, log_q, log_budget):
-    """``log p*(q)``: the largest ``p ≥ q`` with ``log Ψ_α ≤ log_budget``, by bisection."""
+def _log_psi_slope(alpha, log_p, log_q, log_psi):
+    """``d log Ψ_α / d log p`` (for Newton steps; its accuracy only decides their speed):
+    ``α (p^α q^{1−α} − p (1 − p)^{α−1} (1 − q)^{1−α}) / Ψ``."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        first = alpha * log_p + (1 - alpha) * log_q
+        second = ((alpha - 1) * np.log1p(-np.exp(log_p)) + (1 - alpha) * np.log1p(-np.exp(log_q))
+                  + log_p)
+        return alpha * (np.exp(first - log_psi) - np.exp(second - log_psi))
+
+
+def _log_boundary(alpha, log_q, log_budget, start=None):
+    """``log p*(q)``: the largest ``p ≥ q`` with ``log Ψ_α ≤ log_budget`` (``log Ψ_α`` grows
+    with ``p`` there), as the lower end of a bracket ``[lo, hi]`` (``lo`` within the budget,
+    ``hi`` beyond it) narrowed to ``2 EPS (1 + |log q|)``: by Newton steps where they stay inside
+    it — once a step is far below that width, the point just across the root closes the
+    bracket — else by bisection. Newton starts at ``start`` (a nearby solution) if given, else
+    at the tiny-``q`` asymptote ``p ≈ e^{budget/α} q^{1−1/α}``."""
     lo, hi = log_q.copy(), np.zeros_like(log_q)
     at_one = _log_psi(alpha, hi, log_q) <= log_budget
-    for _ in range(_BISECTIONS):
+    tolerance = 2 * EPS * (1 + np.abs(log_q))
+    if start is None:
+        start = log_budget / alpha + (1 - 1 / alpha) * log_q
+    u = np.clip(start, lo, hi)
+    for iteration in range(4 * _BISECTIONS):
+        log_psi = _log_psi(alpha, u, log_q)
+        inside = log_psi <= log_budget
+        lo, hi = np.where(inside, np.maximum(lo, u), lo), np.where(inside, hi, np.minimum(hi, u))
+        done = at_one | (hi - lo <= tolerance)
+        if np.all(done):
+            break
         middle = (lo + hi) / 2
-        inside = _log_psi(alpha, middle, log_q) <= log_budget
-        lo, hi = np.where(inside, middle, lo), np.where(inside, hi, middle)
+        if iteration >= _BISECTIONS:   # Newton has not settled everywhere: bisect the rest
+            u = middle
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):
+            newton = u - (log_psi - log_budget) / _log_psi_slope(alpha, u, log_q, log_psi)
+        across = np.where(inside, u + tolerance / 2, u - tolerance / 2)
+        u = np.where(np.abs(newton - u) <= tolerance / 4, across,
+                     np.where((newton > lo) & (newton < hi), newton, middle))
+        u = np.where((u > lo) & (u < hi), u, middle)
     return np.where(at_one, 0.0, lo)
 
 
 def _grid_maximum(objective, lo, hi):
     """Vectorised maximisation of unimodal objectives on ``[lo, hi]``: a grid, refined around
-    its best point until the spacing is negligible. Returns the maximum, its place, and the
-    search error (the second difference at the best point, which bounds how far the maximum
-    between grid points can rise above the best grid value)."""
+    its best point until the spacing is negligible. ``objective(t, start)`` returns its values
+    and ``log p*`` at ``t``, where ``start`` (``log p*`` interpolated from the previous grid)
+    is where the next one's search begins. Returns the maximum, its place, ``log p*`` there,
+    and the search error (the second difference at the best point, which bounds how far the
+    maximum between grid points can rise above the best grid value)."""
     columns = np.arange(lo.size)
     steps = np.linspace(0.0, 1.0, _GRID)[:, None]
+    start = None
     for _ in range(_STAGES):
         grid = lo[None, :] + (hi - lo)[None, :] * steps
-        values = objective(grid)
+        values, log_p = objective(grid, start)
         best = np.argmax(values, axis=0)
         below, above = np.maximum(best - 1, 0), np.minimum(best + 1, _GRID - 1)
         lo, hi = grid[below, columns], grid[above, columns]
+        start = (log_p[below, columns][None, :]
+                 + (log_p[above, columns] - log_p[below, columns])[None, :] * steps)
         if np.all(hi - lo <= 1e-12 * (1 + np.abs(hi))):
             break
     top, left, right = values[best, columns], values[below, columns], values[above, columns]
     with np.errstate(invalid="ignore"):
         search = np.where(np.isfinite(left) & np.isfinite(right),
                           np.abs(left + right - 2 * top), 0.0)
-    return top, grid[best, columns], search
+    return top, grid[best, columns], log_p[best, columns], search
 
 
 def _orders(alphas, rhos) -> tuple[np.ndarray, np.ndarray]:
@@ -173,8 +211,7 @@ def _maximise_over_q(objective, alphas, rhos, far):
     return _grid_maximum(objective, *_search_range(alphas, rhos, far))
 
 
-def _pairs(alphas, rhos, t) -> list[tuple[float, float]]:
-    log_p = _log_boundary(alphas, -t, (alphas - 1) * rhos)
+def _pairs(log_p, t) -> list[tuple[float, float]]:
     return [(float(p), float(q)) for p, q in zip(np.exp(log_p), np.exp(-t))]
 
 
@@ -189,11 +226,11 @@ def _epsilon_objective(alphas, rhos, delta: float):
     ``q``: ``t = α/(α−1)·(log(1/(αδ)) + ρ(α−1)/α)`` (there ``p* = αδ``)."""
     log_budget, log_delta = (alphas - 1) * rhos, math.log(delta)
 
-    def objective(t):
-        log_p = _log_boundary(alphas, -t, log_budget)
+    def objective(t, start=None):
+        log_p = _log_boundary(alphas, -t, log_budget, start)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             gap = np.where(log_p > log_delta, np.log(-np.expm1(log_delta - log_p)), -np.inf)
-        return log_p + gap + t
+        return log_p + gap + t, log_p
 
     far = alphas / (alphas - 1) * (-np.log(alphas * delta) + rhos * (alphas - 1) / alphas)
     return objective, far
@@ -204,11 +241,11 @@ def _delta_objective(alphas, rhos, epsilon: float):
     ``q``: ``q = (1 − 1/α)^α e^{(α−1)ρ} e^{−αε}``."""
     log_budget = (alphas - 1) * rhos
 
-    def objective(t):
-        log_p = _log_boundary(alphas, -t, log_budget)
+    def objective(t, start=None):
+        log_p = _log_boundary(alphas, -t, log_budget, start)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return np.where(log_p > epsilon - t,
-                            log_p + np.log(-np.expm1(epsilon - t - log_p)), -np.inf)
+                            log_p + np.log(-np.expm1(epsilon - t - log_p)), -np.inf), log_p
 
     far = alphas * epsilon - (alphas - 1) * rhos - alphas * np.log1p(-1 / alphas)
     return objective, far
@@ -224,7 +261,7 @@ def lower_values(alphas, rhos, target: float, solve_for_epsilon: bool) -> np.nda
         alphas, rhos, target)
     lo, hi = _search_range(alphas, rhos, far)
     grid = lo[None, :] + (hi - lo)[None, :] * np.linspace(0.0, 1.0, _COARSE)[:, None]
-    values = objective(np.vstack([grid, np.clip(far, lo, hi)[None, :]]))
+    values, _ = objective(np.vstack([grid, np.clip(far, lo, hi)[None, :]]))
     return np.max(values, axis=0)
 
 
@@ -236,10 +273,9 @@ def optimal_epsilons(alphas, rhos, delta: float) -> list[Converted]:
     """``ε*(δ) = max_q log((p*(q) − δ)/q)`` for each ``(α, ρ)`` (seed 004), rounded up."""
     alphas, rhos = _orders(alphas, rhos)
     _check_delta(delta)
-    log_budget, log_delta = (alphas - 1) * rhos, math.log(delta)
+    log_delta = math.log(delta)
     objective, far = _epsilon_objective(alphas, rhos, delta)
-    best, t, search = _maximise_over_q(objective, alphas, rhos, far)
-    log_p = _log_boundary(alphas, -t, log_budget)
+    best, t, log_p, search = _maximise_over_q(objective, alphas, rhos, far)
     # The loss of log(p* − δ) when p* is close to δ: d log(p − δ) = dp/(p − δ).
     with np.errstate(divide="ignore", over="ignore"):
         amplify = 1 + 1 / -np.expm1(log_delta - log_p)
@@ -247,7 +283,7 @@ def optimal_epsilons(alphas, rhos, delta: float) -> list[Converted]:
     upper = best + error + _MARGIN * (1 + np.abs(best))
     epsilons = np.where(upper > 0, np.nextafter(upper, np.inf), 0.0)   # ε* = max(·, 0)
     return [Converted(float(e), delta, float(a), pair)
-            for e, a, pair in zip(epsilons, alphas, _pairs(alphas, rhos, t))]
+            for e, a, pair in zip(epsilons, alphas, _pairs(log_p, t))]
 
 
 def optimal_deltas(alphas, rhos, epsilon: float) -> list[Converted]:
@@ -259,10 +295,8 @@ def optimal_deltas(alphas, rhos, epsilon: float) -> list[Converted]:
     if not (epsilon >= 0 and math.isfinite(epsilon)):
         raise InvalidSpecification(f"epsilon must be a finite number >= 0, got {epsilon}",
                                    parameter="epsilon")
-    log_budget = (alphas - 1) * rhos
     objective, far = _delta_objective(alphas, rhos, epsilon)
-    best, t, search = _maximise_over_q(objective, alphas, rhos, far)
-    log_p = _log_boundary(alphas, -t, log_budget)
+    best, t, log_p, search = _maximise_over_q(objective, alphas, rhos, far)
     # The loss of log(p* − γq) when p* is close to γq: d log(p − γq) = dp/(p − γq).
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         amplify = 1 + 1 / -np.expm1(epsilon - t - log_p)
@@ -270,7 +304,7 @@ def optimal_deltas(alphas, rhos, epsilon: float) -> list[Converted]:
         deltas = np.exp(best + error) * (1 + _MARGIN)
     deltas = np.where(np.isfinite(best), np.maximum(np.nextafter(deltas, np.inf), SMALLEST), 0.0)
     return [Converted(epsilon, float(d), float(a), pair)
-            for d, a, pair in zip(np.minimum(deltas, 1.0), alphas, _pairs(alphas, rhos, t))]
+            for d, a, pair in zip(np.minimum(deltas, 1.0), alphas, _pairs(log_p, t))]
 
 
 def optimal_epsilon(alpha: float, rho: float, delta: float) -> Converted:
