@@ -4,8 +4,9 @@ accounted guarantee meets a target — ε ≤ ε* at δ, or δ ≤ δ* at ε.
 The accounted ε (and δ) never decreases with the number of steps (composition) or the Poisson
 rate (a smaller rate is a post-processing of a larger one's batches' privacy, and every bound
 here is monotone in it), and never increases with the noise (σ, the Laplace scale). The search
-doubles (or halves) from a start until it brackets the boundary, then bisects on a log scale to
-a relative width of ``tolerance``. Only values whose accounting met the target are ever
+doubles (or halves) from a start until it brackets the boundary, then narrows the bracket by
+regula falsi on a log scale (Illinois rule; bisection where a trial has no number) to a relative
+width of ``tolerance``. Only values whose accounting met the target are ever
 returned: the *safe* end of the final bracket, with the guarantee accounted at exactly that value
 (the verification is the accounting itself, not an interpolation). A value at which no
 accountant gives an answer counts as not meeting the target.
@@ -108,6 +109,16 @@ class _Trials:
             return result.epsilon <= self.target_epsilon
         return result.delta <= self.target_delta
 
+    def gap(self, value: float) -> float:
+        """``log(measured / target)`` at a value tried (``nan`` where it has no number)."""
+        result = self.results[value]
+        if isinstance(result, str):
+            return math.nan
+        measured, target = ((result.epsilon, self.target_epsilon)
+                            if self.target_epsilon is not None
+                            else (result.delta, self.target_delta))
+        return math.log(measured / target) if measured > 0 and target > 0 else math.nan
+
     def said(self, value: float) -> str:
         result = self.results[value]
         if isinstance(result, str):
@@ -118,14 +129,35 @@ class _Trials:
 
 
 def _solve(trials: _Trials, search: _Search, tolerance: float) -> Calibration:
+    """Narrows the bracket by regula falsi on ``log(measured / target)`` against ``log value``
+    (the accounted ε or δ is smooth in the noise, steps and rate), with the Illinois rule — an
+    end kept twice in a row counts half — so both ends converge; a trial without a number
+    bisects."""
     safe, unsafe = _bracket(trials, search)
+    weight, moved = {True: 1.0, False: 1.0}, None
     while not _narrow(safe, unsafe, tolerance, search.integer):
-        middle = math.sqrt(safe * unsafe)
+        middle = _interpolated(trials, safe, unsafe, weight[True], weight[False])
         if search.integer:
             middle = min(max(round(middle), min(safe, unsafe) + 1), max(safe, unsafe) - 1)
-        safe, unsafe = (middle, unsafe) if trials.met(middle) else (safe, middle)
+        met = trials.met(middle)
+        safe, unsafe = (middle, unsafe) if met else (safe, middle)
+        weight[met], weight[not met] = 1.0, (weight[not met] / 2 if moved is met else 1.0)
+        moved = met
     return Calibration(trials.solved_for, safe, trials.results[safe], unsafe,
                        len(trials.results))
+
+
+def _interpolated(trials: _Trials, safe: float, unsafe: float, safe_weight: float,
+                  unsafe_weight: float) -> float:
+    """Where the line through the two ends' ``log(measured / target)`` (scaled by their
+    Illinois weights) crosses zero, on a log scale, kept a thousandth of the bracket inside it;
+    the geometric middle where an end has no finite gap."""
+    low, high = math.log(safe), math.log(unsafe)
+    gaps = trials.gap(safe) * safe_weight, trials.gap(unsafe) * unsafe_weight
+    if not all(math.isfinite(g) for g in gaps) or not gaps[0] <= 0 < gaps[1]:
+        return math.sqrt(safe * unsafe)
+    share = min(max(-gaps[0] / (gaps[1] - gaps[0]), 1e-3), 1 - 1e-3)
+    return math.exp(low + (high - low) * share)
 
 
 def _narrow(safe: float, unsafe: float | None, tolerance: float, integer: bool) -> bool:
