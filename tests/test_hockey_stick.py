@@ -115,3 +115,34 @@ def test_rounding_arrays_rounds_each_entry_as_one_number():
         Bounds.rounded_up(np.array([1.0, math.nan]), np.array([0.0, 0.0]))
     with pytest.raises(UnsupportedOperation):
         Bounds.rounded_up(np.array([1.0]), np.array([-1.0]))
+
+
+def test_a_tolerated_error_is_still_added_to_delta():
+    """Within ``tolerating``, a δ far below its two terms (ε = 3–8 for N(0.25, 1) against
+    N(0, 1): relative errors above 1e-11) is kept in double precision, raised by its error, and
+    stays at or above the 60-digit reference; outside, it is recomputed (the same or tighter)."""
+    from otbound.numerics.hockey_stick import _deltas_at, hockey_stick_bounds, tolerating
+
+    gaussian = MixturePair(GAUSSIAN, 1.0, np.array([0.25]), np.zeros(1), np.zeros(1),
+                           np.zeros(1))
+    epsilons = np.linspace(3.0, 8.0, 11)
+    escalated = []
+    original = _deltas_at.__globals__["_precise_delta"]
+
+    def counting(*args):
+        escalated.append(args[1])
+        return original(*args)
+
+    _deltas_at.__globals__["_precise_delta"] = counting
+    try:
+        with tolerating(1e-6):
+            relaxed = hockey_stick_bounds(gaussian, epsilons)
+        assert not escalated
+        strict = hockey_stick_bounds(gaussian, epsilons)
+        assert escalated   # the default tolerance recomputes them
+    finally:
+        _deltas_at.__globals__["_precise_delta"] = original
+    for epsilon, upper, precise in zip(epsilons, relaxed.upper, strict.upper):
+        exact, error = reference.precise_hockey_stick(gaussian, epsilon)
+        assert upper >= float(exact + error) and upper <= float(exact) * (1 + 1e-6)
+        assert precise <= upper * (1 + 1e-12)

@@ -21,6 +21,7 @@ from otbound.accounting import pld, rdp
 from otbound.accounting.accountant import Guarantee, best_guarantee, finish_guarantee
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Accountant, Conversion, Method
+from otbound.numerics.hockey_stick import tolerating
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.one_step import adp
 from otbound.numerics.one_step import rdp as rdp_bounds
@@ -88,9 +89,10 @@ def method_pld(setting: Subsampling, mechanism: Mechanism, method: Method,
 
     def profile(epsilons: np.ndarray) -> np.ndarray:
         magnitude = np.abs(epsilons)
-        above = values(adp(setting, mechanism, method, magnitude))
-        below = (above if mirror == setting else values(adp(mirror, mechanism, method,
-                                                            magnitude)))
+        with tolerating(pld.TOLERANCE):
+            above = values(adp(setting, mechanism, method, magnitude))
+            below = (above if mirror == setting else values(adp(mirror, mechanism, method,
+                                                                magnitude)))
         negative = -np.expm1(epsilons) + np.exp(epsilons) * below
         return np.where(epsilons >= 0, above, negative) * (1 + pld.ROUNDING_RELATIVE)
 

@@ -11,6 +11,8 @@ the two survival sums are recomputed with mpmath at 40 digits.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import mpmath as mp
 import numpy as np
@@ -22,8 +24,21 @@ from otbound.numerics.rounding import EPS, Bounds, NumericBound
 
 ESCALATE = 1e-11
 """Relative error of δ above which the survival sums are recomputed in high precision."""
+_TOLERANCE = ContextVar("hockey_stick_tolerance", default=ESCALATE)
 CHUNK = 1 << 16
 """Privacy parameters evaluated at once for a finite pair (bounds the memory of one batch)."""
+
+
+@contextmanager
+def tolerating(relative: float):
+    """Within it, a δ whose estimated relative error is at most ``relative`` (instead of
+    :data:`ESCALATE`) is kept as computed, rounded up by that error, not recomputed in high
+    precision: for grids of many ε whose consumer tolerates it (a PLD's profile)."""
+    token = _TOLERANCE.set(relative)
+    try:
+        yield
+    finally:
+        _TOLERANCE.reset(token)
 
 
 def check_epsilons(epsilons) -> np.ndarray:
@@ -43,20 +58,22 @@ def hockey_stick(pair: MixturePair | FinitePair, epsilon: float) -> NumericBound
 
 
 def hockey_stick_curve(pair: MixturePair | FinitePair, epsilons,
-                       tolerance: float = ESCALATE) -> list[NumericBound]:
+                       tolerance: float | None = None) -> list[NumericBound]:
     """``δ(ε)`` for every ε, each rounded up by its error estimate (:func:`hockey_stick_bounds`
     as a list)."""
     return hockey_stick_bounds(pair, epsilons, tolerance).as_list()
 
 
 def hockey_stick_bounds(pair: MixturePair | FinitePair, epsilons,
-                        tolerance: float = ESCALATE) -> Bounds:
+                        tolerance: float | None = None) -> Bounds:
     """``δ(ε)`` for every ε, each rounded up by its error estimate.
 
     ε may be negative (``H_γ`` with ``γ < 1``, which privacy loss distributions need); user input
     is checked by :func:`check_epsilons` before it gets here. Values whose estimated relative
-    error exceeds ``tolerance`` are recomputed in high precision.
+    error exceeds ``tolerance`` (:data:`ESCALATE`, or as set by :func:`tolerating`) are
+    recomputed in high precision.
     """
+    tolerance = _TOLERANCE.get() if tolerance is None else tolerance
     epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
     if not np.all(np.isfinite(epsilons)):
         raise InvalidSpecification(f"epsilon must be finite, got {epsilons}")
@@ -128,8 +145,11 @@ def _roots(pair: MixturePair, epsilons: np.ndarray) -> tuple[np.ndarray, np.ndar
     """``z*`` with ``log P(z*) − log Q(z*) = ε``, by bracketed Newton steps; and the last step."""
     grid = _GRID * max(pair.scale, 1.0)
     loss_grid, _ = _loss_and_slope(pair, grid)
-    above = loss_grid[None, :] > epsilons[:, None]
-    first = np.argmax(above, axis=1)
+    # the first grid point whose loss exceeds ε (0 if none): where the running maximum of the
+    # losses (NaN counting as -inf) first exceeds it
+    running = np.maximum.accumulate(np.where(np.isnan(loss_grid), -np.inf, loss_grid))
+    first = np.searchsorted(running, epsilons, side="right")
+    first = np.where(first < grid.size, first, 0)
     hi, lo = grid[first], grid[np.maximum(first - 1, 0)]
     z = (lo + hi) / 2
     step = hi - lo

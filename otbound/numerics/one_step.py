@@ -29,7 +29,7 @@ from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
 from otbound.numerics.baselines import balle, baseline_bounds
 from otbound.numerics.certified import (certified_delta_curve, certified_log_psi_curve,
                                         certified_mode, certifying)
-from otbound.numerics.hockey_stick import ESCALATE, check_epsilons, hockey_stick_bounds
+from otbound.numerics.hockey_stick import check_epsilons, hockey_stick_bounds
 from otbound.numerics.limits import MAX_ALPHA
 from otbound.numerics.mechanisms import Mechanism, Pair
 from otbound.numerics.mixtures import (mixture_log_psi, per_order, profile_mixture, rounded_up,
@@ -392,7 +392,7 @@ def adp(setting: Subsampling | DerivedSetting, mechanism: Mechanism, method: Met
 
 
 def branches_delta(branches: Sequence[Branch], epsilons: np.ndarray,
-                   tolerance: float = ESCALATE) -> Bounds:
+                   tolerance: float | None = None) -> Bounds:
     """``Σ_b P(b) · max_pairs δ(ε; pair)`` (upper bounds and estimates); ε may be negative.
     ``tolerance`` is the relative error of δ tolerated before high-precision recomputation."""
     worst = [maximum([Bounds.of(certified_delta_curve(pair, epsilons)) if certifying()
