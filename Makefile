@@ -13,6 +13,7 @@ slow:
 	python -m pytest -m slow
 
 bench:
+	python benchmarks/practitioner_speed.py
 	python benchmarks/rdp_benchmark.py
 	python benchmarks/fractional_orders.py
 	python benchmarks/optimal_conversion.py

@@ -114,7 +114,7 @@ def _log_psi(alpha, log_p, log_q):
 def _excess(alpha, x):
     """``(1 + x)^α − 1 − αx``, by its binomial series where ``|αx|`` is small."""
     direct = np.expm1(alpha * np.log1p(x)) - alpha * x
-    coefficients = [alpha * np.ones_like(x)]
+    coefficients = [np.asarray(alpha, dtype=float)]   # of α's shape: they broadcast against x
     for k in range(2, 10):
         coefficients.append(coefficients[-1] * (alpha - k + 1) / k)
     series = np.zeros_like(x)
