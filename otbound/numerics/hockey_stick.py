@@ -141,6 +141,10 @@ def _loss_and_slope(pair: MixturePair, z: np.ndarray) -> tuple[np.ndarray, np.nd
 _GRID = np.concatenate([-(2.0 ** np.arange(60, -1, -1)), [0.0], 2.0 ** np.arange(0, 61)])
 
 
+_SAMPLE = 512
+"""Roots solved first, spread over many ε, whose interpolation starts the Newton steps of all."""
+
+
 def _roots(pair: MixturePair, epsilons: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``z*`` with ``log P(z*) − log Q(z*) = ε``, by bracketed Newton steps; and the last step."""
     grid = _GRID * max(pair.scale, 1.0)
@@ -152,6 +156,10 @@ def _roots(pair: MixturePair, epsilons: np.ndarray) -> tuple[np.ndarray, np.ndar
     first = np.where(first < grid.size, first, 0)
     hi, lo = grid[first], grid[np.maximum(first - 1, 0)]
     z = (lo + hi) / 2
+    if epsilons.size > 4 * _SAMPLE:   # z*(ε) is increasing: start from a sample's roots
+        sample = np.argsort(epsilons)[::epsilons.size // _SAMPLE]
+        sampled, _ = _roots(pair, epsilons[sample])
+        z = np.clip(np.interp(epsilons, epsilons[sample], sampled), lo, hi)
     step = hi - lo
     active = np.arange(z.size)
     for _ in range(200):
