@@ -67,6 +67,8 @@ def test_finite_pairs():
     p = FinitePair([0.75, 0.25], [0.25, 0.75])
     bound = hockey_stick(p, math.log(2))
     assert 0 <= bound.value - (0.75 - 2 * 0.25) <= bound.error + 1e-16
+    assert hockey_stick_curve(p, []) == []
+    assert hockey_stick_curve(pair(GAUSSIAN, 1.0, 1, 1, 0.1), []) == []
 
 
 @settings(max_examples=40)

@@ -79,7 +79,7 @@ def hockey_stick_bounds(pair: MixturePair | FinitePair, epsilons,
         raise InvalidSpecification(f"epsilon must be finite, got {epsilons}")
     if isinstance(pair, FinitePair):
         parts = [_finite(pair, epsilons[start:start + CHUNK])
-                 for start in range(0, epsilons.size, CHUNK)]
+                 for start in range(0, max(epsilons.size, 1), CHUNK)]
         return Bounds(np.concatenate([b.upper for b in parts]),
                       np.concatenate([b.estimate for b in parts]))
     _require_monotone(pair)
