@@ -232,7 +232,10 @@ def test_best_accountant_reports_the_smaller_sound_answer():
     both = compose([step], delta=1e-12)
     rdp_only = compose([step], Accountant.RDP, delta=1e-12)
     assert both.accountant is Accountant.RDP and both.epsilon == rdp_only.epsilon
-    assert both.details["compared"]["pld"]["epsilon"] > both.epsilon
+    # 10⁶ FFT compositions leave floating-point noise above δ = 1e-12: the PLD refuses (its ε
+    # came out 114 once, below the truth), or, were it to answer, answers above the RDP's
+    pld = both.details["compared"]["pld"]
+    assert "noise" in pld.get("unavailable", "") or pld["epsilon"] > both.epsilon
     # The steps compose to one Gaussian with μ = √T/σ = 10: its exact ε is the floor for both.
     with mp.workdps(60):
         exact = mp.findroot(lambda e: mp.log(gaussian_delta(10.0, e)) - mp.log(1e-12), 120)

@@ -94,7 +94,8 @@ def finish_guarantee(accountant: Accountant, composed, total: int, delta: float 
                 raise UnsupportedOperation(
                     f"the PLD accountant cannot certify δ = {show(delta)}: after composition "
                     f"more than that mass sits at infinite loss (tails of mass "
-                    f"{pld.TRUNCATION:g} are cut per composition); use a larger delta or "
+                    f"{pld.TRUNCATION:g} are cut per composition), or is within the "
+                    "floating-point noise of the composition; use a larger delta or "
                     "accountant='rdp'")
         else:
             delta = min(pld.pld_delta(plds, epsilon), 1.0)   # δ ≤ 1 always holds

@@ -33,7 +33,6 @@ from otbound.numerics.solvers import Basis, How, solve
 from otbound.numerics.three_point import ThreePointMaximum
 
 if TYPE_CHECKING:
-
     from otbound.engine.bound import MixtureBound
     from otbound.engine.derivation import Derivation
 
