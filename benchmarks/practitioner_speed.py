@@ -48,6 +48,8 @@ POISSON = ["--scheme", "poisson", "--rate", str(RATE), "--mechanism", "gaussian"
 ACCOUNT = ["account", *POISSON, "--sigma", str(SIGMA), "--steps", str(STEPS), "--delta",
            str(DELTA)]
 ROWS: list[tuple[str, str, str, str]] = []
+LONGEST = 120.0
+"""Seconds after which a command is stopped (and reported as taking longer)."""
 
 
 def otbound_command(*arguments: str) -> list[str]:
@@ -182,11 +184,17 @@ def group_rows() -> None:
 
     for group, target in ((32, 5.0), (256, 10.0)):
         command = otbound_command(*ACCOUNT, "--group", str(group))
+        what = f"account --group {group} --steps {STEPS}"
         start = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True, env=ENVIRONMENT)
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, env=ENVIRONMENT,
+                                  timeout=LONGEST)
+        except subprocess.TimeoutExpired:
+            ROWS.append((what, f"> {LONGEST:g} s (stopped)", f"target < {target:g} s",
+                         "MISSES"))
+            continue
         seconds = time.perf_counter() - start
-        against_target(f"account --group {group} --steps {STEPS}",
-                       seconds if done.returncode == 0 else None, target,
+        against_target(what, seconds if done.returncode == 0 else None, target,
                        done.stderr.strip().splitlines()[-1][:90] if done.returncode else "")
     orders = np.floor(np.logspace(np.log10(2), 4, 121))
     try:
