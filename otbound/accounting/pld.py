@@ -168,15 +168,19 @@ def check_discretisation(discretisation: float) -> None:
             parameter="discretisation")
 
 
+def _dense_probabilities(pld: PrivacyLossDistribution) -> list[np.ndarray]:
+    """The probabilities of each of the PLD's pmfs (both adjacencies; a symmetric PLD's two are
+    one object). dp_accounting keeps them in private fields: it has no public accessor."""
+    pmfs = {id(pmf): pmf for pmf in (pld._pmf_remove, pld._pmf_add)}.values()
+    return [pmf.to_dense_pmf()._probs for pmf in pmfs]
+
+
 def _composed_points(pld: PrivacyLossDistribution, count: int) -> int:
     """Grid points of ``count`` self-compositions, by the Chernoff bounds dp_accounting uses
     for the support it keeps (``common.compute_self_convolve_bounds``: tails of mass
     ``TRUNCATION`` are cut, orders ``k/n`` for ``0 < |k| ≤ 20``, ``n`` grid points)."""
-    # dp_accounting keeps the pmfs of both adjacencies and the probabilities of a dense pmf
-    # here (it has no public accessor); a symmetric PLD's two pmfs are one object.
     points = 0
-    for pmf in {id(pmf): pmf for pmf in (pld._pmf_remove, pld._pmf_add)}.values():
-        probabilities = pmf.to_dense_pmf()._probs
+    for probabilities in _dense_probabilities(pld):
         size = len(probabilities)
         upper, lower = (size - 1) * count, 0
         for sign in (1, -1):
@@ -226,11 +230,8 @@ def composition_noise(pld: PrivacyLossDistribution) -> float:
     number of points (noise of independent signs, summed over the points δ adds up). Many
     compositions of a long pmf (10⁶ steps of a Gaussian at σ = 100) leave noise above a δ of
     1e-12: its ε came out 114 where the truth is above 119, and is now refused."""
-    noise = 0.0
-    for pmf in {id(pmf): pmf for pmf in (pld._pmf_remove, pld._pmf_add)}.values():
-        probabilities = pmf.to_dense_pmf()._probs
-        noise = max(noise, -float(probabilities.min()) * math.sqrt(probabilities.size))
-    return NOISE_FACTOR * noise
+    return NOISE_FACTOR * max(0.0, *(-float(probabilities.min()) * math.sqrt(probabilities.size)
+                                     for probabilities in _dense_probabilities(pld)))
 
 
 NOISE_FACTOR = 4.0

@@ -71,9 +71,10 @@ class Bounds:
     def rounded_up(estimates: np.ndarray, errors: np.ndarray) -> "Bounds":
         """:meth:`NumericBound.rounded_up` of every entry, at once."""
         estimates, errors = np.asarray(estimates, float), np.asarray(errors, float)
-        if np.any(np.isnan(estimates) | np.isnan(errors) | (errors < 0) | (errors == math.inf)):
-            bad = np.flatnonzero(np.isnan(estimates) | np.isnan(errors) | (errors < 0)
-                                 | (errors == math.inf))[0]
+        unreliable = np.flatnonzero(np.isnan(estimates) | np.isnan(errors) | (errors < 0)
+                                    | (errors == math.inf))
+        if unreliable.size:
+            bad = unreliable[0]
             NumericBound.rounded_up(float(estimates[bad]), float(errors[bad]))   # raises
         infinite = estimates == math.inf
         errors = np.where(infinite, 0.0, errors)
