@@ -236,6 +236,31 @@ def test_accountant_reports_either_direction_consistently():
     assert fallback.setting["pairs"].startswith("mechanism-agnostic") and not fallback.tight
 
 
+def test_a_group_composes_only_the_cases_that_can_be_the_worst():
+    """The PLD accountant refines each case's bound (RDP, a coarse PLD, its PLD) worst first:
+    the answer is the largest case's PLD, as when every case is composed, with fewer PLDs."""
+    steps = [subsampled_step(Subsampling("poisson", rate=0.05, group=6), gaussian(1.5), 200)]
+    searched = compose(steps, Accountant.PLD, delta=1e-6, discretisation=1e-3)
+    each = [pld.compose_plds(steps, 1e-3, [case]) for case in range(7)]
+    assert searched.epsilon == max(pld.pld_epsilon(one, 1e-6) for one in each)
+    assert searched.details["cases composed"].startswith(("1 of 7", "2 of 7", "3 of 7"))
+    at_epsilon = compose(steps, Accountant.PLD, epsilon=searched.epsilon, discretisation=1e-3)
+    assert at_epsilon.delta == pytest.approx(1e-6, rel=1e-3) and at_epsilon.delta <= 1.001e-6
+    assert at_epsilon.delta == max(pld.pld_delta(one, searched.epsilon) for one in each)
+
+
+def test_best_coarsens_only_a_pld_too_large_to_build_quickly():
+    """``best`` bounds the time of a case's PLD by discretising it coarser (and says so); the
+    PLD accountant asked for by name keeps the discretisation it was given."""
+    steps = [subsampled_step(Subsampling("poisson", rate=0.01, group=64), gaussian(1.0), 10)]
+    best = compose(steps, Accountant.BEST, delta=1e-6)
+    assert best.accountant is Accountant.PLD and best.details["discretisation"] > 1e-4
+    assert best.details["coarsened from"].startswith("0.0001")
+    assert best.epsilon < best.details["compared"]["rdp"]["epsilon"]
+    small = [subsampled_step(POISSON, gaussian(1.0), 10)]
+    assert "coarsened from" not in compose(small, Accountant.BEST, delta=1e-6).details
+
+
 class _NoSolver(RandomizedResponse):
     """A mechanism whose solver refuses every problem."""
 

@@ -13,7 +13,7 @@ import mpmath as mp
 import pytest
 import sympy as sp
 
-from otbound.numerics import bound_table, derived
+from otbound.numerics import bound_table, derived, group_bounds
 from otbound.numerics.closed_forms import LogValues, from_sympy, symbols_of, to_sympy
 from otbound.numerics.settings import Subsampling
 
@@ -25,9 +25,7 @@ def test_the_table_is_what_the_engine_derives_now():
     assert bound_table.DATA.read_text(encoding="utf-8") == bound_table.source()
 
 
-@pytest.mark.parametrize("name, structural", [("003-thm-3.7", {"K_plus": 0, "K_minus": 1}),
-                                              ("003-thm-3.7", {"K_plus": 5, "K_minus": 3}),
-                                              ("wor-group-substitution", {"K": 2}),
+@pytest.mark.parametrize("name, structural", [("wor-group-substitution", {"K": 2}),
                                               ("001-prop-E.5", {"K": 8})])
 def test_a_bound_read_from_the_table_equals_the_derived_one(name, structural):
     read = derived.from_table(name, structural)
@@ -38,10 +36,64 @@ def test_a_bound_read_from_the_table_equals_the_derived_one(name, structural):
 
 
 def test_settings_outside_the_table_are_derived():
-    assert derived.from_table("003-thm-3.7", {"K_plus": 9, "K_minus": 0}) is None
-    assert derived.from_table("003-thm-3.7", {"K_plus": "1", "K_minus": 0}) is None
-    nine = Subsampling("poisson", rate=0.1, group=9)
-    assert len(nine.cases()) == 10
+    assert derived.from_table("wor-group-substitution", {"K": 9}) is None
+    assert derived.from_table("wor-group-substitution", {"K": "1"}) is None
+    nine = Subsampling("wor", batch_size=3, dataset_size=20, substitutions=9)
+    assert len(nine.cases()) == 1
+
+
+SHAPES = [(plus, minus) for plus in range(group_bounds.ENGINE_CHECKED + 1)
+          for minus in range(group_bounds.ENGINE_CHECKED + 1)
+          if 1 <= plus + minus <= group_bounds.ENGINE_CHECKED]
+
+
+@pytest.mark.parametrize("plus, minus", SHAPES)
+def test_the_written_down_poisson_bound_is_what_the_engine_derives(plus, minus):
+    """003 Thm. 3.7 written down for any (K₊, K₋) (``group_bounds``): the engine's components,
+    constraints and weights (to 35 digits, at three rates), its labels and its proof."""
+    written = group_bounds.insert_remove_bound(plus, minus)
+    engine = derived.derived_bundled("003-thm-3.7", K_plus=plus, K_minus=minus)
+    assert derived.bundled("003-thm-3.7", K_plus=plus, K_minus=minus) is written
+    described = ("name", "label", "loose", "proof", "batch_relation", "shapes", "scheme_kind",
+                 "symbols")
+    assert [getattr(written, k) for k in described] == [getattr(engine, k) for k in described]
+    ((mine, theirs),) = [(case.terms, other.terms) for case, other in zip(written.cases,
+                                                                           engine.cases)]
+    assert len(mine) == len(theirs) == 1 and mine[0][0] == theirs[0][0] == ("number", 1, 1)
+    ours, problem = mine[0][1], theirs[0][1]
+    assert ours.constraints == problem.constraints
+    for rate in (Fraction(1, 3), Fraction(1, 10 ** 6), Fraction(0)):
+        with mp.workdps(45):
+            a, b = LogValues({"r": rate}), LogValues({"r": rate})
+            for (label, weight), (other, expected) in zip(ours.left + ours.right,
+                                                          problem.left + problem.right):
+                assert label == other
+                x, y = a.log(weight), b.log(expected)
+                assert x == y or abs(x - y) < mp.mpf(10) ** -35
+
+
+def test_a_poisson_bound_beyond_the_engine_checked_sizes_says_what_it_rests_on():
+    assert group_bounds.insert_remove_bound(3, 5).proof == "every N (type level)"
+    big = derived.bundled("003-thm-3.7", K_plus=200, K_minus=56)
+    assert "003 Thm. 3.7" in big.proof and big.shapes == ((200, 56),)
+    (case,) = big.cases
+    ((_, problem),) = case.terms
+    assert len(problem.left) == 57 and len(problem.right) == 201
+    assert problem.constraints.parameters == (200, 56, 1.0, 1.0)
+
+
+@pytest.mark.parametrize("plus, minus", [(12, 0), (7, 7), (3, 13)])
+def test_the_written_down_poisson_bound_holds_beyond_the_checked_sizes(plus, minus):
+    """The engine still derives the same form a little past ``ENGINE_CHECKED``."""
+    written = group_bounds.insert_remove_bound(plus, minus)
+    engine = derived.derived_bundled("003-thm-3.7", K_plus=plus, K_minus=minus)
+    ((_, ours),), ((_, theirs),) = written.cases[0].terms, engine.cases[0].terms
+    assert ours.constraints == theirs.constraints
+    assert [label for label, _ in ours.left + ours.right] == \
+        [label for label, _ in theirs.left + theirs.right]
+    values = {"r": Fraction(1, 7)}
+    assert [LogValues(values).log(w) for _, w in ours.left + ours.right] == pytest.approx(
+        [LogValues(values).log(w) for _, w in theirs.left + theirs.right], abs=1e-25)
 
 
 def test_a_built_in_setting_is_evaluated_without_sympy_or_scipy():

@@ -12,8 +12,19 @@ from otbound.choices import Neighbouring, Quantity
 from otbound.engine.bound import ConstraintMatrix
 from otbound.numerics.derived import bundled, evaluate
 from otbound.numerics.mechanisms import gaussian, laplace
-from otbound.numerics.problems import NumericProblem, stretched_pattern
+from otbound.numerics.problems import NumericProblem, PatternMatrix, stretched_pattern
 from otbound.numerics.solvers import RELAXATIONS, solve
+
+
+@pytest.mark.parametrize("inserted, removed, a, b", [(0, 1, 1, 1), (3, 2, 1, 1), (1, 1, 2, 1),
+                                                     (4, 0, 2.5, 2.5), (2, 5, 1, 3)])
+def test_a_pattern_is_its_own_closure_and_equals_its_bounds(inserted, removed, a, b):
+    """003 Thm. 3.7's pattern is stored as four numbers and claims to be closed already."""
+    pattern = PatternMatrix(inserted, removed, a, b)
+    plain = ConstraintMatrix(pattern.labels, pattern.bounds)
+    assert pattern.closure() is pattern and plain.closure() == pattern == plain
+    assert hash(pattern) == hash(plain) and pattern.array.shape == (inserted + removed + 2,) * 2
+    assert PatternMatrix(inserted, removed, a, b + 1) != pattern
 
 
 def test_a_recognised_pattern_is_solved_as_it_is():

@@ -73,6 +73,22 @@ def case_pld(case: StepCase,
                        min(r[0] for r in ranges), max(r[1] for r in ranges), discretisation)
 
 
+def profile_evaluations(steps: list[Step], case: int, discretisation: float) -> float:
+    """Grid points times mixture components of one case's one-step PLDs: what building them
+    costs (each grid point's δ sums over every component)."""
+    total = 0.0
+    for step in steps:
+        pairs = [pair for _, pairs in step.cases[case] for pair in pairs]
+        ranges = [pair_loss_range(pair) for pair in pairs]
+        points = (max(r[1] for r in ranges) - min(r[0] for r in ranges)) / discretisation
+        total += points * sum(_components(pair) for pair in pairs)
+    return total
+
+
+def _components(pair: MixturePair | FinitePair) -> int:
+    return pair.p.size if isinstance(pair, FinitePair) else pair.p_means.size + pair.q_means.size
+
+
 def step_pld(step: Step,
              discretisation: float = DEFAULT_DISCRETISATION) -> PrivacyLossDistribution:
     """``step`` as one dp_accounting PLD, to compose with the rest of a user's pipeline.
@@ -208,13 +224,15 @@ def check_composed_size(pld: PrivacyLossDistribution, count: int) -> None:
             "accountant='rdp'")
 
 
-def compose_plds(steps: list[Step],
-            discretisation: float = DEFAULT_DISCRETISATION) -> list[PrivacyLossDistribution]:
-    """Adaptive composition of heterogeneous steps: one composed PLD per case."""
+def compose_plds(steps: list[Step], discretisation: float = DEFAULT_DISCRETISATION,
+                 cases: list[int] | None = None) -> list[PrivacyLossDistribution]:
+    """Adaptive composition of heterogeneous steps: one composed PLD per case (of those
+    indexed by ``cases``, default all)."""
     check_composable(steps)
     composed = None
     for step in steps:
-        plds = [case_pld(case, discretisation) for case in step.cases]
+        chosen = range(len(step.cases)) if cases is None else cases
+        plds = [case_pld(step.cases[i], discretisation) for i in chosen]
         for pld in plds:
             check_composed_size(pld, step.count)
         plds = [pld.self_compose(step.count, TRUNCATION) if step.count > 1 else pld

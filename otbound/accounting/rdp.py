@@ -45,19 +45,35 @@ class RdpCurve:
 
 def step_curve(step: Step, orders=DEFAULT_ORDERS) -> RdpCurve:
     """One step's ``ε(α)``: the worst case of ``log Σ_b P(b) max_pairs Ψ_α / (α − 1)``."""
+    return worst_curve(step_case_curves(step, orders))
+
+
+def step_case_curves(step: Step, orders=DEFAULT_ORDERS) -> list[RdpCurve]:
+    """One step's ``ε(α)`` in each of its cases."""
     orders = check_orders(orders)
-    log_psi = np.max([branches_log_psi(case, orders).upper for case in step.cases], axis=0)
-    return RdpCurve(orders, log_psi / (orders - 1))
+    return [RdpCurve(orders, branches_log_psi(case, orders).upper / (orders - 1))
+            for case in step.cases]
 
 
-def compose_rdp(steps: list[Step], orders=DEFAULT_ORDERS) -> RdpCurve:
-    """Adaptive composition of heterogeneous steps: ``Σ count · ε_step(α)`` (Mironov 2017)."""
+def case_curves(steps: list[Step], orders=DEFAULT_ORDERS) -> list[RdpCurve]:
+    """Adaptive composition of heterogeneous steps in each case: ``Σ count · ε_step(α)``
+    (Mironov 2017); a pair of datasets stays in one case for the whole run."""
     check_composable(steps)
     total = None
     for step in steps:
-        curve = step_curve(step, orders) * step.count
-        total = curve if total is None else total + curve
+        curves = [curve * step.count for curve in step_case_curves(step, orders)]
+        total = curves if total is None else [a + b for a, b in zip(total, curves)]
     return total
+
+
+def compose_rdp(steps: list[Step], orders=DEFAULT_ORDERS) -> RdpCurve:
+    """The composed curve of the worst case at each order (:func:`case_curves`)."""
+    return worst_curve(case_curves(steps, orders))
+
+
+def worst_curve(curves: list[RdpCurve]) -> RdpCurve:
+    """The largest ``ε(α)`` over the cases at each order."""
+    return RdpCurve(curves[0].orders, np.max([curve.epsilons for curve in curves], axis=0))
 
 
 def _finite(curve: RdpCurve) -> tuple[np.ndarray, np.ndarray]:

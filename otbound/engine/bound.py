@@ -65,6 +65,15 @@ class ConstraintMatrix:
         """The tightest matrix with the same feasible set: ``d_Y`` obeys the triangle inequality."""
         return _closure(self)
 
+    @functools.cached_property
+    def array(self):
+        """The bounds as a read-only numpy array (built once)."""
+        import numpy as np
+
+        rows = np.array(self.bounds, dtype=float).reshape(len(self.labels), -1)
+        rows.flags.writeable = False
+        return rows
+
     def essential_pairs(self) -> list[tuple[str, str, float]]:
         """A small set of finite bounds whose closure equals this matrix's closure."""
         target = self.closure()
@@ -73,7 +82,7 @@ class ConstraintMatrix:
         order = list(kept)
         for pair in sorted(order, key=lambda p: (-kept[p], -order.index(p))):
             trial = {p: v for p, v in kept.items() if p != pair}
-            if ConstraintMatrix.from_pairs(self.labels, trial).closure() == target:
+            if ConstraintMatrix.from_pairs(self.labels, trial).closure().bounds == target.bounds:
                 kept = trial
         return [(t, u, v) for (t, u), v in kept.items()]
 
@@ -103,7 +112,7 @@ def _closure(matrix: ConstraintMatrix) -> ConstraintMatrix:
     integers or infinity, so the sums are exact in floating point)."""
     import numpy as np
 
-    rows = np.array(matrix.bounds, dtype=float).reshape(len(matrix.labels), -1)
+    rows = matrix.array
     for k in range(len(matrix.labels)):
         rows = np.minimum(rows, rows[:, k:k + 1] + rows[k:k + 1, :])
     return ConstraintMatrix(matrix.labels, tuple(tuple(float(v) for v in row) for row in rows))

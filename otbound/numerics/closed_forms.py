@@ -16,6 +16,7 @@ in mpmath at exact values of the symbols, without forming huge integers.
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 from typing import TYPE_CHECKING, Mapping
 
@@ -50,6 +51,7 @@ def from_sympy(expr: "sp.Expr") -> Tree:
     return ("other", str(expr))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def symbols_of(tree: Tree) -> frozenset[str]:
     """The names of the symbols in ``tree``."""
     kind, *args = tree
@@ -97,6 +99,9 @@ class LogValues:
         self.exact = dict(exact)
         self._memo: dict = {}
         self.problems: dict = {}
+        self.sides: dict = {}
+        self.tolerance = mp.mpf(10) ** (-mp.mp.dps + 10)
+        """How far above 0 a logarithm may come out and still be that of a probability."""
 
     def log(self, tree: Tree):
         """``log`` of a positive value (``-inf`` for zero, ``None`` for a negative or
@@ -114,7 +119,7 @@ class LogValues:
             return self._log_rational(Fraction(args[0], args[1]))
         if kind == "product":
             parts = [self.log(arg) for arg in args]
-            return None if None in parts else mp.fsum(parts)
+            return None if None in parts else sum(parts, mp.mpf(0))
         if kind == "power":
             base = self.log(args[0])
             if base is None:

@@ -33,7 +33,7 @@ from otbound.numerics.hockey_stick import hockey_stick_bounds
 from otbound.numerics.limits import NOISE_MULTIPLIER, show
 from otbound.numerics.families import GAUSSIAN, LAPLACE, NoiseFamily
 from otbound.numerics.pairs import FinitePair, MixturePair, log_sum_exp
-from otbound.numerics.problems import NumericProblem, stretched_pattern
+from otbound.numerics.problems import NumericProblem, PatternMatrix
 from otbound.numerics.renyi import log_psi_curve
 from otbound.numerics.rounding import EPS, Bounds
 
@@ -104,14 +104,18 @@ def _pattern_sizes(problem: NumericProblem) -> tuple[int, int, float, float]:
     ``a ≠ b`` is 002 Thm. 3.3's zero-out pair, which has one component on each side beyond the
     shared one; the caller checks that it has a worst case for it."""
     removed, inserted = problem.left.size - 1, problem.right.size - 1
-    closed = problem.closed().bounds
-    a = closed[0][1] if removed else None
-    b = closed[removed + 1][removed + 2] if inserted else None
-    a, b = a if a is not None else b, b if b is not None else a
+    closed = problem.closed()
+    if isinstance(closed, PatternMatrix):
+        a, b = closed.a, closed.b
+    else:
+        a = closed.array[0, 1] if removed else None
+        b = closed.array[removed + 1, removed + 2] if inserted else None
+        a, b = a if a is not None else b, b if b is not None else a
     if (a is not None and 0 < a < math.inf and 0 < b < math.inf
             and (a == b or removed == inserted == 1)
-            and closed == stretched_pattern(inserted, removed, a, b)):
-        return inserted, removed, a, b
+            and (isinstance(closed, PatternMatrix) or np.array_equal(
+                closed.array, PatternMatrix(inserted, removed, a, b).array))):
+        return inserted, removed, float(a), float(b)
     raise UnsupportedOperation(
         "this solver handles the constraint pattern of 003 Thm. 3.7 (d(L_t, L_u) ≤ |t − u|, "
         "d(R_t, R_u) ≤ |t − u|, d(L_t, R_u) ≤ (t − 1) + (u − 1), possibly scaled); got "
@@ -144,7 +148,7 @@ def equidistant_star(problem: NumericProblem) -> Star | None:
         return None
     removal = sizes[1] == 1
     single, many = (sizes[0], range(sizes[0])) if removal else (0, range(1, 1 + sizes[1]))
-    distances = np.array([problem.closed().bounds[single][i] for i in many])
+    distances = problem.closed().array[single, list(many)]
     near, far = distances == 0, distances > 0
     if near.sum() != 1 or len(set(distances[far])) != 1 or not np.isfinite(distances).all():
         return None
@@ -158,7 +162,7 @@ def equidistant_star(problem: NumericProblem) -> Star | None:
 
 def single_distance(problem: NumericProblem) -> int:
     """The distance bound between the only two components of a problem (001 Prop. E.5)."""
-    bound = problem.closed().bounds[0][1]
+    bound = problem.closed().array[0, 1]
     if not math.isfinite(bound):
         raise UnsupportedOperation("the two components are unconstrained: no finite bound")
     return int(bound)
@@ -340,8 +344,8 @@ def _zero_distance_classes(problem: NumericProblem) -> list[tuple[int, ...]]:
 
     The bounds are closed under the triangle inequality, so "bound 0" is an equivalence relation
     and each row lists its whole class."""
-    bounds = problem.closed().bounds
-    return sorted({tuple(j for j, bound in enumerate(row) if bound == 0) for row in bounds})
+    zero = problem.closed().array == 0
+    return sorted({tuple(np.flatnonzero(row).tolist()) for row in zero})
 
 
 def describe(mechanism: Mechanism) -> dict:

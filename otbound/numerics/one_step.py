@@ -289,7 +289,7 @@ def _once_per_distance(profile: Callable[[int, np.ndarray], Bounds]):
 
 def _distances(problem: NumericProblem) -> np.ndarray:
     """The closed distance bounds between every left and every right component."""
-    closed = np.array(problem.closed().bounds)
+    closed = problem.closed().array
     return closed[:problem.left.size, problem.left.size:]
 
 

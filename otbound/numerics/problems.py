@@ -10,7 +10,6 @@ additive-noise mechanisms recognises.
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping
@@ -101,34 +100,72 @@ class Term:
         return iter((self.log_probability, self.problem))
 
 
-@functools.lru_cache(maxsize=256)
-def insert_remove_pattern(inserted: int, removed: int) -> ConstraintMatrix:
-    """003 Thm. 3.7: ``d(L_t, L_u) ≤ |t − u|``, ``d(R_t, R_u) ≤ |t − u|``,
-    ``d(L_t, R_u) ≤ (t − 1) + (u − 1)`` for ``removed + 1`` left and ``inserted + 1`` right
-    components (already closed under the triangle inequality)."""
-    left = [f"L{t}" for t in range(1, removed + 2)]
-    right = [f"R{u}" for u in range(1, inserted + 2)]
-    bounds = {}
-    for side in (left, right):
-        for (t, a), (u, b) in itertools.combinations(enumerate(side), 2):
-            bounds[(a, b)] = u - t
-    for (t, a), (u, b) in itertools.product(enumerate(left), enumerate(right)):
-        bounds[(a, b)] = t + u
-    return ConstraintMatrix.from_pairs(left + right, bounds)
+class PatternMatrix(ConstraintMatrix):
+    """003 Thm. 3.7's constraints for ``removed + 1`` left and ``inserted + 1`` right components,
+    the left chain's distances times ``a`` and the right chain's times ``b``:
+    ``d(L_t, L_u) ≤ a|t − u|``, ``d(R_t, R_u) ≤ b|t − u|``, ``d(L_t, R_u) ≤ a(t − 1) + b(u − 1)``
+    (``a = b = 1``: the pattern itself). Closed under the triangle inequality already, and kept
+    as its four numbers: its bounds are built only when something asks for them (a group of 256
+    elements has 257 such patterns of 258² bounds)."""
+
+    def __init__(self, inserted: int, removed: int, a: float = 1.0, b: float = 1.0,
+                 labels: tuple[str, ...] | None = None) -> None:
+        if labels is None:
+            labels = (tuple(f"L{t}" for t in range(1, removed + 2))
+                      + tuple(f"R{u}" for u in range(1, inserted + 2)))
+        if len(labels) != inserted + removed + 2:
+            raise InvalidSpecification("one label per component of the pattern is needed")
+        for name, value in (("inserted", inserted), ("removed", removed), ("a", a), ("b", b),
+                            ("labels", tuple(labels))):
+            object.__setattr__(self, name, value)
+
+    @property
+    def parameters(self) -> tuple[int, int, float, float]:
+        """``(K₊, K₋, a, b)``."""
+        return self.inserted, self.removed, self.a, self.b
+
+    @functools.cached_property
+    def array(self) -> np.ndarray:
+        left = self.a * np.arange(self.removed + 1)
+        right = self.b * np.arange(self.inserted + 1)
+        across = left[:, None] + right[None, :]
+        rows = np.block([[np.abs(left[:, None] - left[None, :]), across],
+                         [across.T, np.abs(right[:, None] - right[None, :])]])
+        rows.flags.writeable = False
+        return rows
+
+    @functools.cached_property
+    def bounds(self) -> tuple[tuple[float, ...], ...]:
+        return tuple(tuple(row) for row in self.array.tolist())
+
+    def closure(self) -> "PatternMatrix":
+        return self
+
+    def relabelled(self, labels: tuple[str, ...]) -> "PatternMatrix":
+        return PatternMatrix(*self.parameters, labels=tuple(labels))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PatternMatrix):
+            return (self.labels, self.parameters) == (other.labels, other.parameters)
+        if isinstance(other, ConstraintMatrix):
+            return self.labels == other.labels and np.array_equal(self.array, other.array)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        """A plain matrix's hash, as equal ones must have (builds the bounds)."""
+        return hash((self.labels, self.bounds))
+
+    def __repr__(self) -> str:
+        return (f"PatternMatrix(inserted={self.inserted}, removed={self.removed}, a={self.a}, "
+                f"b={self.b})")
 
 
-@functools.lru_cache(maxsize=512)
-def stretched_pattern(inserted: int, removed: int, a: int, b: int) -> tuple:
+def insert_remove_pattern(inserted: int, removed: int) -> PatternMatrix:
+    """003 Thm. 3.7's constraint pattern (:class:`PatternMatrix` with ``a = b = 1``)."""
+    return PatternMatrix(inserted, removed)
+
+
+def stretched_pattern(inserted: int, removed: int, a: float, b: float) -> tuple:
     """The bounds of 003 Thm. 3.7's pattern with left-chain distances times ``a`` and
     right-chain ones times ``b`` (cross bounds ``a(t − 1) + b(u − 1)``)."""
-    left = removed + 1
-
-    def entry(i: int, j: int, unit: float) -> float:
-        if (i < left) == (j < left):
-            return (a if i < left else b) * unit
-        t, u = (i, j - left) if i < left else (j, i - left)
-        return a * t + b * u
-
-    bounds = insert_remove_pattern(inserted, removed).bounds
-    return tuple(tuple(entry(i, j, unit) for j, unit in enumerate(row))
-                 for i, row in enumerate(bounds))
+    return PatternMatrix(inserted, removed, a, b).bounds

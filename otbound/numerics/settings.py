@@ -21,7 +21,7 @@ from fractions import Fraction
 from otbound.choices import SchemeKind
 from otbound.engine.relations import BatchRelation
 from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
-from otbound.numerics.limits import MAX_GROUP, show
+from otbound.numerics.limits import MAX_GROUP, MAX_SUBSTITUTIONS, show
 from otbound.numerics.problems import Term
 
 
@@ -120,7 +120,7 @@ class Subsampling:
                 f"batch_size must be smaller than dataset_size, got q = {q}, N = {n}",
                 parameter="batch_size")
         k = _count("substitutions", 1 if self.substitutions is None else self.substitutions, 1,
-                   MAX_GROUP)
+                   MAX_SUBSTITUTIONS)
         if k > n:
             raise InvalidSpecification(f"substitutions must be <= dataset_size, got {k}",
                                        parameter="substitutions")

@@ -28,7 +28,7 @@ import numpy as np
 from otbound.choices import Quantity
 from otbound.engine.bound import ConstraintMatrix
 from otbound.errors import UnsupportedOperation
-from otbound.numerics.problems import NumericProblem, insert_remove_pattern, stretched_pattern
+from otbound.numerics.problems import NumericProblem, PatternMatrix, insert_remove_pattern
 
 
 class Basis(Enum):
@@ -97,9 +97,9 @@ def merged_coincident(problem: NumericProblem) -> NumericProblem:
     (closed distance 0) merged into one, their weights added: ``b(ŷ_s) = b(ŷ_t)`` whenever
     ``ŷ_s = ŷ_t``, so the mixtures and the maximum are unchanged (a zero-out's null record
     makes such components). ``problem`` itself when none coincide."""
-    closed = np.array(problem.closed().bounds, dtype=float)
+    closed = problem.closed().array
     sides = (range(problem.left.size), range(problem.left.size, len(closed)))
-    kept = [[i for i in side if not any(closed[j, i] == 0 for j in side if j < i)]
+    kept = [[side[i] for i in np.flatnonzero(~np.triu(closed[side][:, side] == 0, 1).any(0))]
             for side in sides]
     if sum(map(len, kept)) == len(closed):
         return problem
@@ -121,12 +121,14 @@ def two_chain_stretches(problem: NumericProblem) -> NumericProblem | None:
     ``d(L₂, R₂)`` by the triangle inequality through ``R₁``)."""
     if (problem.left.size, problem.right.size) != (2, 2):
         return None
-    closed = np.array(problem.closed().bounds, dtype=float)   # labels L₁, L₂, R₁, R₂
+    closed = problem.closed().array   # labels L₁, L₂, R₁, R₂
     if closed[0, 2] != 0 or not np.isfinite(closed).all():
         return None
     a, b = max(closed[0, 1], closed[1, 2]), max(closed[2, 3], closed[0, 3])
-    bounds = stretched_pattern(1, 1, a, b)
-    return _with_bounds(problem, bounds) if a > 0 and b > 0 and _covers(bounds, closed) else None
+    if not (a > 0 and b > 0):
+        return None
+    pattern = PatternMatrix(1, 1, float(a), float(b))
+    return _with_pattern(problem, pattern) if _covers(pattern, closed) else None
 
 
 def relaxed_to_pattern(problem: NumericProblem) -> NumericProblem | None:
@@ -137,8 +139,8 @@ def relaxed_to_pattern(problem: NumericProblem) -> NumericProblem | None:
     ``d(L_t, R_u) ≤ max(t − 1, u − 1)`` of sampling with replacement become
     ``(t − 1) + (u − 1)``, which the triangle inequality through ``L₁ = R₁`` implies anyway."""
     inserted, removed = problem.right.size - 1, problem.left.size - 1
-    closed = np.array(problem.closed().bounds, dtype=float)
-    pattern = np.array(insert_remove_pattern(inserted, removed).bounds, dtype=float)
+    closed = problem.closed().array
+    pattern = insert_remove_pattern(inserted, removed).array
     if not np.isfinite(closed).all() or closed.size == 1 or np.any(closed[pattern == 0] > 0):
         return None
     spaced = pattern > 0
@@ -146,22 +148,20 @@ def relaxed_to_pattern(problem: NumericProblem) -> NumericProblem | None:
     if stretch <= 0:
         return None
     for _ in range(8):   # the products may round below a closed bound: one ulp more each time
-        bounds = stretched_pattern(inserted, removed, stretch, stretch)
-        if _covers(bounds, closed):
-            return _with_bounds(problem, bounds)
+        pattern = PatternMatrix(inserted, removed, stretch, stretch)
+        if _covers(pattern, closed):
+            return _with_pattern(problem, pattern)
         stretch = math.nextafter(stretch, math.inf)
     return None
 
 
-def _covers(bounds: tuple, closed: np.ndarray) -> bool:
-    return bool(np.all(closed <= np.array(bounds, dtype=float)))
+def _covers(pattern: PatternMatrix, closed: np.ndarray) -> bool:
+    return bool(np.all(closed <= pattern.array))
 
 
-def _with_bounds(problem: NumericProblem, bounds: tuple) -> NumericProblem:
+def _with_pattern(problem: NumericProblem, pattern: PatternMatrix) -> NumericProblem:
     """The problem's weights with the pattern's constraints."""
-    labels = insert_remove_pattern(problem.right.size - 1, problem.left.size - 1).labels
-    rows = tuple(tuple(float(b) for b in row) for row in bounds)
-    return NumericProblem(problem.left, problem.right, ConstraintMatrix(labels, rows))
+    return NumericProblem(problem.left, problem.right, pattern)
 
 
 RELAXATIONS: tuple[tuple[str, Callable[[NumericProblem], NumericProblem | None]], ...] = (
