@@ -29,6 +29,7 @@ from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.hockey_stick import hockey_stick
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
 from otbound.numerics.one_step import branches_delta
+from otbound.numerics.one_step import adp
 from otbound.numerics.one_step import rdp as one_step_rdp
 from otbound.numerics.families import GAUSSIAN, LAPLACE
 from otbound.numerics.pairs import MixturePair
@@ -259,6 +260,22 @@ def test_best_coarsens_only_a_pld_too_large_to_build_quickly():
     assert best.epsilon < best.details["compared"]["rdp"]["epsilon"]
     small = [subsampled_step(POISSON, gaussian(1.0), 10)]
     assert "coarsened from" not in compose(small, Accountant.BEST, delta=1e-6).details
+
+
+def test_one_step_is_accounted_by_its_profile_itself():
+    """A one-step PLD only discretises the profile: one step is read off the profile (δ at ε
+    exactly, ε at δ the smallest point of a fine search where the profile is at most δ)."""
+    setting, mechanism = Subsampling("poisson", rate=0.2, group=2), gaussian(1.0)
+    step = [subsampled_step(setting, mechanism, 1)]
+    (exact,) = adp(setting, mechanism, Method.TIGHT, [1.0])
+    at_epsilon = compose(step, Accountant.PLD, epsilon=1.0)
+    assert at_epsilon.delta == exact.value and "profile" in at_epsilon.details
+    found = compose(step, Accountant.PLD, delta=exact.value).epsilon
+    assert found == pytest.approx(1.0, rel=1e-9)
+    (above,) = adp(setting, mechanism, Method.TIGHT, [found])
+    (below,) = adp(setting, mechanism, Method.TIGHT, [found * (1 - 1e-9)])
+    assert above.value <= exact.value < below.value
+    assert compose(step, Accountant.PLD, delta=0.999).epsilon == 0.0
 
 
 class _NoSolver(RandomizedResponse):

@@ -13,11 +13,14 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
+import numpy as np
+
 from otbound.accounting import pld, rdp
 from otbound.accounting.steps import Step
 from otbound.choices import Accountant, Conversion
 from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
 from otbound.numerics.limits import DISCRETISATION_RANGE, MAX_EPSILON, show
+from otbound.numerics.one_step import branches_delta
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,11 @@ def _pld_guarantee(steps: list[Step], curves: Callable[[], list], delta: float |
     is discretised ten times coarser until it fits (sound at any discretisation; said in the
     details)."""
     total = sum(step.count for step in steps)
+    if total == 1:
+        (step,) = steps
+        return one_step_guarantee(lambda epsilons: np.max(
+            [branches_delta(case, epsilons).upper for case in step.cases], axis=0),
+            delta, epsilon)
     cases = len(steps[0].cases)
 
     def final(case: int) -> float:
@@ -114,6 +122,31 @@ LEVELS = ("RDP", "scouting PLD", "PLD")
 """The bounds a case goes through in :func:`_pld_guarantee`."""
 SCOUT = 100
 """How much coarser the scouting PLD is discretised."""
+
+
+def one_step_guarantee(profile: Callable[[np.ndarray], np.ndarray], delta: float | None,
+                       epsilon: float | None) -> Guarantee:
+    """One step: ``δ(ε)`` is the privacy profile itself (upper bounds, vectorised in ε), which a
+    one-step PLD only discretises (never below it); ε at ``delta`` is the first point of a
+    search grid at which the profile is at most ``delta``, refined until the grid spacing is
+    below 1e-12 of it."""
+    details = {"profile": "of the one step, not discretised"}
+    if epsilon is not None:
+        return Guarantee(float(epsilon), min(float(profile(np.array([epsilon]))[0]), 1.0), 1,
+                         Accountant.PLD, details)
+    if profile(np.array([0.0]))[0] <= delta:
+        return Guarantee(0.0, float(delta), 1, Accountant.PLD, details)
+    low, high = 0.0, 1.0
+    while profile(np.array([high]))[0] > delta:
+        if high >= MAX_EPSILON:
+            raise UnsupportedOperation(f"the privacy profile is above δ = {show(delta)} at "
+                                       f"every ε up to {MAX_EPSILON:g}")
+        low, high = high, min(2 * high, MAX_EPSILON)
+    while high - low > 1e-12 * high:
+        grid = np.linspace(low, high, 65)
+        first = int(np.argmax(profile(grid) <= delta))   # the last point always qualifies
+        low, high = (grid[first - 1], grid[first]) if first else (low, grid[0])
+    return Guarantee(float(high), float(delta), 1, Accountant.PLD, details)
 
 
 def _answer(guarantee: Guarantee, delta: float | None) -> float:

@@ -18,7 +18,8 @@ from dataclasses import replace
 import numpy as np
 
 from otbound.accounting import pld, rdp
-from otbound.accounting.accountant import Guarantee, best_guarantee, finish_guarantee
+from otbound.accounting.accountant import (Guarantee, best_guarantee, finish_guarantee,
+                                           one_step_guarantee)
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Accountant, Conversion, Method
 from otbound.numerics.hockey_stick import tolerating
@@ -58,6 +59,14 @@ def _pld_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method, c
                    delta: float | None, epsilon: float | None,
                    discretisation: float) -> Guarantee:
     used: list[str] = []
+    if count == 1:
+        def profile(epsilons: np.ndarray) -> np.ndarray:
+            bounds = adp(setting, mechanism, method, epsilons)
+            used.extend(name for name in dict.fromkeys(b.source for b in bounds)
+                        if name and name not in used)
+            return np.array([b.value for b in bounds])
+
+        return _naming(one_step_guarantee(profile, delta, epsilon), used)
     one = method_pld(setting, mechanism, method, discretisation, used)
     pld.check_composed_size(one, count)
     composed = one.self_compose(count, pld.TRUNCATION) if count > 1 else one
