@@ -62,8 +62,8 @@ def _pld_guarantee(steps: list[Step], curves: Callable[[], list], delta: float |
                    budgeted: bool) -> Guarantee:
     """The PLD accountant's worst case over the cases, composing only the cases that can be
     the worst. Each case has a valid bound, refined in steps — its RDP bound (Balle et al.
-    2020's conversion), its PLD at a discretisation :data:`SCOUT` times coarser, its PLD at
-    the discretisation used — and the case with the largest bound is refined next, until that
+    2020's conversion), its PLD at a discretisation :data:`SCOUT` times coarser, its final
+    PLD — and the case with the largest bound is refined next, until that
     case's bound is its final PLD: every other case's true value is below its own bound, so
     below that one. With two cases or fewer both are composed at once. ``budgeted`` (for
     ``best``): a case whose one-step PLD would take more than :data:`PLD_BUDGET` evaluations
@@ -77,51 +77,46 @@ def _pld_guarantee(steps: list[Step], curves: Callable[[], list], delta: float |
             delta, epsilon)
     cases = len(steps[0].cases)
 
-    def final(case: int) -> float:
-        return _affordable(steps, case, discretisation) if budgeted else discretisation
+    def pld_at(case: int, used: float) -> Guarantee:
+        return finish_guarantee(Accountant.PLD, pld.compose_plds(steps, used, [case]), total,
+                                delta, epsilon, conversion, used)
 
     def refined(case: int, level: int) -> tuple[int, Guarantee]:
-        """The case's bound at ``level`` or, where that one is not coarser or has no answer,
-        at the final one."""
-        used = final(case)
-        if level < len(LEVELS) - 1 and min(used * SCOUT, DISCRETISATION_RANGE[1]) > used:
+        """The case's bound at ``level`` or, where the scouting PLD would be no coarser or
+        has no answer, its final PLD."""
+        used = _affordable(steps, case, discretisation) if budgeted else discretisation
+        scout = min(used * SCOUT, DISCRETISATION_RANGE[1])
+        if level == SCOUTING and scout > used:
             try:
-                scout = min(used * SCOUT, DISCRETISATION_RANGE[1])
-                return level, finish_guarantee(Accountant.PLD,
-                                               pld.compose_plds(steps, scout, [case]), total,
-                                               delta, epsilon, conversion, scout)
+                return SCOUTING, pld_at(case, scout)
             except UnsupportedOperation:
                 pass
-        return len(LEVELS) - 1, finish_guarantee(
-            Accountant.PLD, pld.compose_plds(steps, used, [case]), total, delta, epsilon,
-            conversion, used)
+        return FINAL, pld_at(case, used)
 
     bounds = _rdp_bounds(curves, cases, delta, epsilon)
-    found = {case: (0, bound, None) for case, bound in enumerate(bounds)}
+    found = {case: (BY_RDP, bound, None) for case, bound in enumerate(bounds)}
     while True:
         case = max(found, key=lambda c: found[c][1])
         level, _, guarantee = found[case]
-        if level == len(LEVELS) - 1:
+        if level == FINAL:
             break
-        level, guarantee = refined(case, level + 1 if bounds[case] < math.inf
-                                   else len(LEVELS) - 1)
+        level, guarantee = refined(case, level + 1 if bounds[case] < math.inf else FINAL)
         found[case] = (level, _answer(guarantee, delta), guarantee)
-    composed = sum(1 for level, _, _ in found.values() if level == len(LEVELS) - 1)
-    coarsest = max(guarantee.details["discretisation"]
-                   for level, _, guarantee in found.values() if level == len(LEVELS) - 1)
-    details = guarantee.details | {"discretisation": coarsest}
-    if coarsest > discretisation:
+    finals = [each.details["discretisation"] for level, _, each in found.values()
+              if level == FINAL]
+    details = guarantee.details | {"discretisation": max(finals)}
+    if max(finals) > discretisation:
         details["coarsened from"] = f"{show(discretisation)} (to bound the time of best)"
-    if composed < cases:
-        details["cases composed"] = (f"{composed} of {cases} (the others are bounded below "
+    if len(finals) < cases:
+        details["cases composed"] = (f"{len(finals)} of {cases} (the others are bounded below "
                                      "this by their RDP curves or coarser PLDs)")
     return replace(guarantee, details=details)
 
 
-LEVELS = ("RDP", "scouting PLD", "PLD")
-"""The bounds a case goes through in :func:`_pld_guarantee`."""
+BY_RDP, SCOUTING, FINAL = range(3)
+"""The bounds a case goes through in :func:`_pld_guarantee`: its RDP bound, a scouting PLD
+(:data:`SCOUT` times coarser), its final PLD."""
 SCOUT = 100
-"""How much coarser the scouting PLD is discretised."""
 
 
 def one_step_guarantee(profile: Callable[[np.ndarray], np.ndarray], delta: float | None,
