@@ -12,7 +12,7 @@ from otbound.accounting.conversion import (Converted, balle_delta, balle_epsilon
 from otbound.accounting.steps import Step, check_composable
 from otbound.choices import Conversion
 from otbound.errors import InvalidSpecification
-from otbound.numerics.one_step import branches_log_psi
+from otbound.numerics.one_step import cases_log_psi
 from otbound.numerics.renyi import check_orders
 
 DEFAULT_ORDERS = np.concatenate([1 + np.arange(1, 100) / 10, np.arange(11, 64),
@@ -51,8 +51,8 @@ def step_curve(step: Step, orders=DEFAULT_ORDERS) -> RdpCurve:
 def step_case_curves(step: Step, orders=DEFAULT_ORDERS) -> list[RdpCurve]:
     """One step's ``ε(α)`` in each of its cases."""
     orders = check_orders(orders)
-    return [RdpCurve(orders, branches_log_psi(case, orders).upper / (orders - 1))
-            for case in step.cases]
+    return [RdpCurve(orders, log_psi.upper / (orders - 1))
+            for log_psi in cases_log_psi(step.cases, orders)]
 
 
 def case_curves(steps: list[Step], orders=DEFAULT_ORDERS) -> list[RdpCurve]:

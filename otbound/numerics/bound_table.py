@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from otbound.numerics.derived import CompiledProblem, DerivedBound, derived_bundled, table_key
+from otbound.numerics.compiled_bound import CompiledProblem, DerivedBound
+from otbound.numerics.derived import derived_bundled, table_key
 
 LARGEST_GROUP = 8
 """Substitutions without replacement up to this size (Poisson groups of any size have their

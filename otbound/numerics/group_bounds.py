@@ -21,7 +21,7 @@ import math
 from otbound.choices import SchemeKind
 from otbound.engine.relations import BatchRelation
 from otbound.numerics.closed_forms import Tree
-from otbound.numerics.derived import CompiledCase, CompiledProblem, DerivedBound
+from otbound.numerics.compiled_bound import CompiledCase, CompiledProblem, DerivedBound
 from otbound.numerics.problems import PatternMatrix
 
 NAME = "003-thm-3.7"

@@ -19,6 +19,7 @@ Where a method has several valid forms, and where a bound at one order or ε als
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -40,6 +41,7 @@ from otbound.numerics.rounding import EPS, SMALLEST, Bounds, NumericBound, maxim
 from otbound.numerics.settings import Subsampling, unit_setting
 from otbound.numerics.solvers import Basis, How
 from otbound.numerics.three_point import ThreePointMaximum
+from otbound.parallel import mapped
 
 if TYPE_CHECKING:
     from otbound.numerics.derived import DerivedSetting
@@ -180,6 +182,12 @@ def branches_log_psi(branches: Sequence[Branch], alphas: np.ndarray,
     return mixture_log_psi(np.array([log_weight for log_weight, _ in branches]), worst)
 
 
+def cases_log_psi(cases: Sequence[Sequence[Branch]], alphas: np.ndarray,
+                  limit: bool = True) -> list[Bounds]:
+    """:func:`branches_log_psi` of every case (on every core for a large group)."""
+    return mapped(functools.partial(branches_log_psi, alphas=alphas, limit=limit), cases)
+
+
 def _pair_log_psi(pair, alphas: np.ndarray, limit: bool) -> Bounds:
     """``log Ψ_α`` of a dominating pair (rigorously in certified mode), or of the maximum a
     :class:`~otbound.numerics.three_point.ThreePointMaximum` encloses (always certified)."""
@@ -205,11 +213,11 @@ def _tight_rdp(setting, mechanism: Mechanism, alphas: np.ndarray, limit: bool = 
             enclosed = True
             covered &= pair.covers(alphas)
     if how.basis is Basis.TIGHT and covered.all() and not enclosed:   # nothing compared
-        return per_order(maximum([branches_log_psi(b, alphas, limit) for b in branches]), alphas)
+        return per_order(maximum(cases_log_psi(branches, alphas, limit)), alphas)
     best = _agnostic_rdp(setting, mechanism, alphas)
     if covered.any():
         at = alphas[covered]
-        found = per_order(maximum([branches_log_psi(b, at, limit) for b in branches]), at)
+        found = per_order(maximum(cases_log_psi(branches, at, limit)), at)
         mixed = minimum([found.named(PAIRS[how.basis]), best[covered]])
         upper, estimate, sources = best.upper.copy(), best.estimate.copy(), best.sources.copy()
         upper[covered], estimate[covered] = mixed.upper, mixed.estimate
