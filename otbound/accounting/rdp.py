@@ -15,9 +15,12 @@ from otbound.errors import InvalidSpecification
 from otbound.numerics.one_step import cases_log_psi
 from otbound.numerics.renyi import check_orders
 
-DEFAULT_ORDERS = np.concatenate([1 + np.arange(1, 100) / 10, np.arange(11, 64),
+DEFAULT_ORDERS = np.concatenate([[1.01, 1.02, 1.03, 1.04, 1.05, 1.06, 1.08],
+                                 1 + np.arange(1, 100) / 10, np.arange(11, 64),
                                  [64, 80, 96, 128, 192, 256, 384, 512, 1024]]).astype(float)
-"""Orders used for accounting (close to dp_accounting's defaults, plus a few large ones)."""
+"""Orders used for accounting: close to dp_accounting's defaults, plus a few large ones, and a
+few close to 1, which win where ε is large (a group of hundreds of records: 4914 instead of
+23 million at K = 256, r = 0.01, σ = 1, T = 1000)."""
 
 
 @dataclass(frozen=True, eq=False)
