@@ -5,7 +5,7 @@ Inputs outside them are refused with a message naming the argument, its value an
 is far beyond practical use; it keeps every intermediate value finite and every command fast.
 """
 
-MAX_GROUP = 1024
+MAX_GROUP = 512
 """Largest Poisson group K (insertions + removals): the tight bound has ``K + 1`` cases of up to
 ``K + 2`` mixture components each, so the cost grows as K² (measured on 2 cores: the full tight
 RDP curve at K = 256 in about 2 s)."""

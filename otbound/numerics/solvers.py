@@ -128,7 +128,8 @@ def two_chain_stretches(problem: NumericProblem) -> NumericProblem | None:
     if not (a > 0 and b > 0):
         return None
     pattern = PatternMatrix(1, 1, float(a), float(b))
-    return _with_pattern(problem, pattern) if _covers(pattern, closed) else None
+    return (NumericProblem(problem.left, problem.right, pattern)
+            if _covers(pattern, closed) else None)
 
 
 def relaxed_to_pattern(problem: NumericProblem) -> NumericProblem | None:
@@ -150,18 +151,13 @@ def relaxed_to_pattern(problem: NumericProblem) -> NumericProblem | None:
     for _ in range(8):   # the products may round below a closed bound: one ulp more each time
         pattern = PatternMatrix(inserted, removed, stretch, stretch)
         if _covers(pattern, closed):
-            return _with_pattern(problem, pattern)
+            return NumericProblem(problem.left, problem.right, pattern)
         stretch = math.nextafter(stretch, math.inf)
     return None
 
 
 def _covers(pattern: PatternMatrix, closed: np.ndarray) -> bool:
     return bool(np.all(closed <= pattern.array))
-
-
-def _with_pattern(problem: NumericProblem, pattern: PatternMatrix) -> NumericProblem:
-    """The problem's weights with the pattern's constraints."""
-    return NumericProblem(problem.left, problem.right, pattern)
 
 
 RELAXATIONS: tuple[tuple[str, Callable[[NumericProblem], NumericProblem | None]], ...] = (
