@@ -2,6 +2,7 @@
 worst case or a named sound relaxation, for every route (numbers, truncated Poisson, verifier)."""
 
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -25,6 +26,8 @@ def test_a_pattern_is_its_own_closure_and_equals_its_bounds(inserted, removed, a
     assert pattern.closure() is pattern and plain.closure() == pattern == plain
     assert hash(pattern) == hash(plain) and pattern.array.shape == (inserted + removed + 2,) * 2
     assert PatternMatrix(inserted, removed, a, b + 1) != pattern
+    copy = pickle.loads(pickle.dumps(pattern))
+    assert copy == pattern and copy.labels == pattern.labels and "array" not in vars(copy)
 
 
 def test_a_recognised_pattern_is_solved_as_it_is():

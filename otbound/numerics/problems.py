@@ -155,6 +155,10 @@ class PatternMatrix(ConstraintMatrix):
         """A plain matrix's hash, as equal ones must have (builds the bounds)."""
         return hash((self.labels, self.bounds))
 
+    def __reduce__(self):
+        """Pickled as its four numbers and labels, not its (cached) bounds."""
+        return PatternMatrix, (*self.parameters, self.labels)
+
     def __repr__(self) -> str:
         return (f"PatternMatrix(inserted={self.inserted}, removed={self.removed}, a={self.a}, "
                 f"b={self.b})")

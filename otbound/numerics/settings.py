@@ -14,6 +14,7 @@ shapes) of expectations over terms, each term a mixture problem.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -23,6 +24,7 @@ from otbound.engine.relations import BatchRelation
 from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
 from otbound.numerics.limits import MAX_GROUP, MAX_SUBSTITUTIONS, show
 from otbound.numerics.problems import Term
+from otbound.parallel import mapped
 
 
 def _count(name: str, value, minimum: int, maximum: int | None = None) -> int:
@@ -172,6 +174,10 @@ class Subsampling:
 
     def cases(self) -> list[list[Term]]:
         """The derived bound: maximum over cases of ``Σ_terms P(term) · problem``."""
+        return list(self._cases)
+
+    @functools.cached_property
+    def _cases(self) -> list[list[Term]]:
         return self._evaluated(self.derivations())
 
     def agnostic_cases(self) -> list[list[Term]]:
@@ -183,11 +189,23 @@ class Subsampling:
         return self._evaluated([("001-prop-E.5", {"K": self.substitutions})])
 
     def _evaluated(self, derivations) -> list[list[Term]]:
+        """The derivations' bounds at the setting's values, on every core for a large group:
+        the splits ``K₊ = k`` and ``K₊ = K − k`` share their two mixtures, so they go
+        together (their weights are evaluated once)."""
         from otbound.numerics.derived import bundled, evaluate
 
-        values = {name: value for name, value in self.values().items()}
-        return [terms for name, structural in derivations
-                for terms in evaluate(bundled(name, **structural), values)]
+        values = self.values()
+
+        def evaluated(indices: tuple[int, ...]) -> list[list[list[Term]]]:
+            return [evaluate(bundled(derivations[i][0], **derivations[i][1]), values)
+                    for i in indices]
+
+        last = len(derivations) - 1
+        together = [(i, last - i) if i < last - i else (i,) for i in range(last // 2 + 1)]
+        found = {}
+        for indices, results in zip(together, mapped(evaluated, together)):
+            found.update(zip(indices, results))
+        return [terms for i in range(len(derivations)) for terms in found[i]]
 
     @property
     def batch_relation(self) -> BatchRelation:
