@@ -11,10 +11,8 @@ one after the other: the results are the same either way.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import threading
-from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Sequence, TypeVar
 
 Item = TypeVar("Item")
@@ -33,6 +31,9 @@ def mapped(function: Callable[[Item], Result], items: Sequence[Item]) -> list[Re
     workers = min(len(os.sched_getaffinity(0)), len(items))
     if len(items) < MIN_ITEMS or workers < 2 or not _may_fork():
         return [function(item) for item in items]
+    import multiprocessing   # here: importing them costs a cold start 30 ms
+    from concurrent.futures import ProcessPoolExecutor
+
     _WORK = (function, items)
     try:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
@@ -43,6 +44,8 @@ def mapped(function: Callable[[Item], Result], items: Sequence[Item]) -> list[Re
 
 
 def _may_fork() -> bool:
+    import multiprocessing
+
     return (threading.active_count() == 1 and not multiprocessing.current_process().daemon
             and "fork" in multiprocessing.get_all_start_methods())
 

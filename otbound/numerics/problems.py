@@ -58,6 +58,10 @@ class NumericProblem:
 
     def closed(self) -> ConstraintMatrix:
         """The constraints closed under the triangle inequality, relabelled by position."""
+        return self._closed
+
+    @functools.cached_property
+    def _closed(self) -> ConstraintMatrix:
         names = tuple(f"L{i + 1}" for i in range(self.left.size)) + \
             tuple(f"R{j + 1}" for j in range(self.right.size))
         return self.constraints.closure().relabelled(names)
