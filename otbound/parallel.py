@@ -12,6 +12,7 @@ one after the other: the results are the same either way.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from typing import Callable, Sequence, TypeVar
 
@@ -28,7 +29,7 @@ _WORK: tuple[Callable, Sequence] | None = None
 def mapped(function: Callable[[Item], Result], items: Sequence[Item]) -> list[Result]:
     """``[function(item) for item in items]``, on every core where that pays and is safe."""
     global _WORK
-    workers = min(len(os.sched_getaffinity(0)), len(items))
+    workers = min(_cores(), len(items))
     if len(items) < MIN_ITEMS or workers < 2 or not _may_fork():
         return [function(item) for item in items]
     import multiprocessing   # here: importing them costs a cold start 30 ms
@@ -43,11 +44,19 @@ def mapped(function: Callable[[Item], Result], items: Sequence[Item]) -> list[Re
         _WORK = None
 
 
+def _cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):   # Linux
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def _may_fork() -> bool:
+    """Linux only (forking is unsafe on macOS, absent on Windows), and see the module text."""
     import multiprocessing
 
-    return (threading.active_count() == 1 and not multiprocessing.current_process().daemon
-            and "fork" in multiprocessing.get_all_start_methods())
+    return (sys.platform.startswith("linux") and threading.active_count() == 1
+            and not multiprocessing.current_process().daemon)
 
 
 def _run(index: int):
