@@ -60,16 +60,12 @@ def _pld_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method, c
                    discretisation: float) -> Guarantee:
     used: list[str] = []
     if count == 1:
-        def profile(epsilons: np.ndarray) -> np.ndarray:
-            bounds = adp(setting, mechanism, method, epsilons)
-            used.extend(name for name in dict.fromkeys(b.source for b in bounds)
-                        if name and name not in used)
-            return np.array([b.value for b in bounds])
-
-        return _naming(one_step_guarantee(profile, delta, epsilon), used)
+        return _naming(one_step_guarantee(
+            lambda epsilons: _values(adp(setting, mechanism, method, epsilons), used),
+            delta, epsilon), used)
     one = method_pld(setting, mechanism, method, discretisation, used)
     pld.check_composed_size(one, count)
-    composed = one.self_compose(count, pld.TRUNCATION) if count > 1 else one
+    composed = one.self_compose(count, pld.TRUNCATION)
     return _naming(finish_guarantee(Accountant.PLD, [composed], count, delta, epsilon,
                                     discretisation=discretisation), used)
 
@@ -90,18 +86,12 @@ def method_pld(setting: Subsampling, mechanism: Mechanism, method: Method,
     several were compared, are added to ``used``."""
     mirror = swapped(setting)
 
-    def values(bounds) -> np.ndarray:
-        if used is not None:
-            used.extend(name for name in dict.fromkeys(b.source for b in bounds)
-                        if name and name not in used)
-        return np.array([b.value for b in bounds])
-
     def profile(epsilons: np.ndarray) -> np.ndarray:
         magnitude = np.abs(epsilons)
         with tolerating(pld.TOLERANCE):
-            above = values(adp(setting, mechanism, method, magnitude))
-            below = (above if mirror == setting else values(adp(mirror, mechanism, method,
-                                                                magnitude)))
+            above = _values(adp(setting, mechanism, method, magnitude), used)
+            below = (above if mirror == setting else _values(adp(mirror, mechanism, method,
+                                                                 magnitude), used))
         negative = -np.expm1(epsilons) + np.exp(epsilons) * below
         return np.where(epsilons >= 0, above, negative) * (1 + pld.ROUNDING_RELATIVE)
 
@@ -110,6 +100,14 @@ def method_pld(setting: Subsampling, mechanism: Mechanism, method: Method,
                        for case in subsampled_step(single, mechanism, 1).cases
                        for _, pairs in case for pair in pairs)
     return pld.profile_pld(profile, -high, high, discretisation)
+
+
+def _values(bounds, used: list[str] | None) -> np.ndarray:
+    """The values of per-step bounds, adding the names of those that won to ``used``."""
+    if used is not None:
+        used.extend(name for name in dict.fromkeys(b.source for b in bounds)
+                    if name and name not in used)
+    return np.array([b.value for b in bounds])
 
 
 def swapped(setting):

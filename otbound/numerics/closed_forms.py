@@ -101,7 +101,8 @@ class LogValues:
         self.problems: dict = {}
         self.sides: dict = {}
         self.tolerance = mp.mpf(10) ** (-mp.mp.dps + 10)
-        """How far above 0 a logarithm may come out and still be that of a probability."""
+        """The working precision's slack: how far above 0 a probability's logarithm, and how
+        far from 1 a sum of probabilities, may come out."""
 
     def log(self, tree: Tree):
         """``log`` of a positive value (``-inf`` for zero, ``None`` for a negative or

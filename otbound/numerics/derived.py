@@ -263,7 +263,8 @@ def evaluate(derived: DerivedBound, values: Mapping[str, object]) -> list[list[T
         cases = []
         for case in derived.cases:
             term_logs = [_probability(logs, p, "term probability") for p, _ in case.terms]
-            _check_total(term_logs, f"the term probabilities of case {case.name}")
+            _check_total(term_logs, f"the term probabilities of case {case.name}",
+                         logs.tolerance)
             cases.append([Term(float(log_p), _numeric_problem(problem, logs))
                           for log_p, (_, problem) in zip(term_logs, case.terms)
                           if log_p > -mp.inf])
@@ -320,15 +321,15 @@ def _side_logs(side: tuple, logs: LogValues) -> np.ndarray:
     trees = tuple(weight for _, weight in side)
     if trees not in logs.sides:
         values = [_probability(logs, weight, f"weight of {label}") for label, weight in side]
-        _check_total(values, "the mixture weights")
+        _check_total(values, "the mixture weights", logs.tolerance)
         logs.sides[trees] = np.array([float(value) for value in values])
     return logs.sides[trees]
 
 
-def _check_total(logs: list, what: str) -> None:
+def _check_total(logs: list, what: str, tolerance) -> None:
     """The probabilities sum to one (to the working precision): the bound is well formed."""
     total = mp.fsum(mp.exp(log) for log in logs)
-    if abs(total - 1) > mp.mpf(10) ** (-mp.mp.dps + 10):
+    if abs(total - 1) > tolerance:
         raise UnsupportedOperation(f"{what} sum to {mp.nstr(total, 12)}, not 1, at these values")
 
 
