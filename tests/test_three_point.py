@@ -52,6 +52,30 @@ def test_collinear_configurations_match_the_one_dimensional_evaluator(left, righ
     assert abs(low - reference) <= 1e-9 * abs(reference)
 
 
+@pytest.mark.parametrize("rate, sigma, alpha", [(Fraction(1, 10), 1.0, 64),
+                                                 (Fraction(1, 100), 5.0, 64),
+                                                 (Fraction(1, 10), 5.0, 128)])
+def test_enclosures_that_leave_terms_out_hold_the_value(rate, sigma, alpha, monkeypatch):
+    """Where most binomial terms are below the enclosure's resolution (large orders), the ball
+    evaluation integrates only the others: its enclosure still holds the 1-D evaluator's
+    value, on both sides."""
+    monkeypatch.setattr(tp, "MAX_ORDER", 256)
+    for left, right in ((1.0, -1.0), (1.0, 0.0), (0.6, 0.4)):
+        low, high = tp.triangle_log_psi_ball(tp.Triangle(abs(left), abs(right), left * right),
+                                             rate, alpha, sigma)
+        reference = _one_dimensional(left, right, float(rate), sigma, alpha)
+        assert low - 1e-10 * abs(reference) <= reference <= high + 1e-10 * abs(reference)
+
+
+def test_terms_left_out_are_bounded_not_lost():
+    from flint import arb
+
+    kept, dropped = tp._significant([arb(1), arb(1e-30), arb(2e-40)], [arb(1), arb(3), arb(1)],
+                                    bits=45)
+    assert kept == [0]
+    assert dropped >= 3e-30 + 2e-40 and dropped < 4e-30
+
+
 def test_the_formula_is_rotation_invariant():
     """The Gram parameters of a planar configuration, against a direct 2-D quadrature."""
     a, b, theta, w, alpha = 0.9, 0.8, 1.1, 0.05, 3
