@@ -20,8 +20,9 @@ from scipy import stats
 
 from otbound.accounting import pld, rdp
 from otbound.accounting.accountant import compose
-from otbound.accounting.conversion import (balle_delta, balle_epsilon, mironov_delta,
-                                           mironov_epsilon, optimal_deltas, optimal_epsilons)
+from otbound.accounting.conversion import (balle_delta, balle_epsilon, lower_values,
+                                           mironov_delta, mironov_epsilon, optimal_deltas,
+                                           optimal_epsilons)
 from otbound.accounting.steps import prop_e5_step, subsampled_step
 from otbound.accounting.truncated import TruncatedPoissonSetting, naive_epsilon
 from otbound.choices import Accountant, Conversion, Method, Neighbouring
@@ -44,6 +45,23 @@ POISSON = Subsampling("poisson", rate=0.01)
 
 ORDERS_AND_VALUES = st.lists(st.tuples(st.floats(1.05, 256), st.floats(1e-5, 20)),
                              min_size=1, max_size=25)
+
+
+@pytest.mark.parametrize("sigma, delta", [(0.6, 1e-6), (1.09, 1e-6), (3.0, 1e-10)])
+def test_the_pruned_search_over_orders_is_the_full_one(sigma, delta):
+    """The optimal conversion runs only where an order's cheap lower bound is below Balle et
+    al.'s best (orders near 1 included): same ε as converting at every order, and the lower
+    bounds are below each order's optimum."""
+    orders = rdp.DEFAULT_ORDERS
+    rhos = 1000 * np.array([b.value for b in one_step_rdp(POISSON, gaussian(sigma), "tight",
+                                                          orders)])
+    full = [c.epsilon for c in optimal_epsilons(orders, rhos, delta)]
+    everywhere = min(min(f, balle_epsilon(a, r, delta)) for f, a, r in zip(full, orders, rhos))
+    curve = rdp.RdpCurve(orders, rhos)
+    assert rdp.rdp_epsilon(curve, delta, Conversion.OPTIMAL).epsilon == everywhere
+    lower = lower_values(orders, rhos, delta, solve_for_epsilon=True)
+    assert np.all(lower <= np.array(full))
+    assert np.sum(lower < min(full)) <= 2   # the bounds prune: near-1 orders included
 
 
 @settings(max_examples=8)

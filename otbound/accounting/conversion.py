@@ -133,16 +133,18 @@ def _log_psi_slope(alpha, log_p, log_q, log_psi):
         return alpha * (np.exp(first - log_psi) - np.exp(second - log_psi))
 
 
-def _log_boundary(alpha, log_q, log_budget, start=None):
+def _log_boundary(alpha, log_q, log_budget, start=None, loose: bool = False):
     """``log p*(q)``: the largest ``p ≥ q`` with ``log Ψ_α ≤ log_budget`` (``log Ψ_α`` grows
     with ``p`` there), as the lower end of a bracket ``[lo, hi]`` (``lo`` within the budget,
     ``hi`` beyond it) narrowed to ``2 EPS (1 + |log q|)``: by Newton steps where they stay inside
     it — once a step is far below that width, the point just across the root closes the
     bracket — else by bisection. Newton starts at ``start`` (a nearby solution) if given, else
-    at the tiny-``q`` asymptote ``p ≈ e^{budget/α} q^{1−1/α}``."""
+    at the tiny-``q`` asymptote ``p ≈ e^{budget/α} q^{1−1/α}``. ``loose``: narrowed to
+    ``10^{−6} (1 + |log q|)`` only (``lo`` is within the budget however far the search went:
+    enough for lower bounds)."""
     lo, hi = log_q.copy(), np.zeros_like(log_q)
     at_one = _log_psi(alpha, hi, log_q) <= log_budget
-    tolerance = 2 * EPS * (1 + np.abs(log_q))
+    tolerance = (1e-6 if loose else 2 * EPS) * (1 + np.abs(log_q))
     if start is None:
         start = log_budget / alpha + (1 - 1 / alpha) * log_q
     u = np.clip(start, lo, hi)
@@ -226,8 +228,8 @@ def _epsilon_objective(alphas, rhos, delta: float):
     ``q``: ``t = α/(α−1)·(log(1/(αδ)) + ρ(α−1)/α)`` (there ``p* = αδ``)."""
     log_budget, log_delta = (alphas - 1) * rhos, math.log(delta)
 
-    def objective(t, start=None):
-        log_p = _log_boundary(alphas, -t, log_budget, start)
+    def objective(t, start=None, loose=False):
+        log_p = _log_boundary(alphas, -t, log_budget, start, loose)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             gap = np.where(log_p > log_delta, np.log(-np.expm1(log_delta - log_p)), -np.inf)
         return log_p + gap + t, log_p
@@ -241,8 +243,8 @@ def _delta_objective(alphas, rhos, epsilon: float):
     ``q``: ``q = (1 − 1/α)^α e^{(α−1)ρ} e^{−αε}``."""
     log_budget = (alphas - 1) * rhos
 
-    def objective(t, start=None):
-        log_p = _log_boundary(alphas, -t, log_budget, start)
+    def objective(t, start=None, loose=False):
+        log_p = _log_boundary(alphas, -t, log_budget, start, loose)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return np.where(log_p > epsilon - t,
                             log_p + np.log(-np.expm1(epsilon - t - log_p)), -np.inf), log_p
@@ -251,22 +253,38 @@ def _delta_objective(alphas, rhos, epsilon: float):
     return objective, far
 
 
-def lower_values(alphas, rhos, target: float, solve_for_epsilon: bool) -> np.ndarray:
+def lower_values(alphas, rhos, target: float, solve_for_epsilon: bool,
+                 enough=math.inf) -> np.ndarray:
     """Cheap lower bounds on each order's optimal ``ε*`` (``log δ*``): the objective at a
     coarse grid of ``q``, each point a Bernoulli pair that is ``(α, ρ)``-RDP and so attains its
     value (up to rounding). An order whose lower bound exceeds another order's upper bound
-    cannot be the best one."""
+    cannot be the best one. An order stops being evaluated once its bound reaches ``enough``
+    (the caller's threshold, per order or for all: a larger bound would tell it nothing
+    more)."""
     alphas, rhos = _orders(alphas, rhos)
-    objective, far = (_epsilon_objective if solve_for_epsilon else _delta_objective)(
-        alphas, rhos, target)
+    make = _epsilon_objective if solve_for_epsilon else _delta_objective
+    _, far = make(alphas, rhos, target)
     lo, hi = _search_range(alphas, rhos, far)
-    grid = lo[None, :] + (hi - lo)[None, :] * np.linspace(0.0, 1.0, _COARSE)[:, None]
-    values, _ = objective(np.vstack([grid, np.clip(far, lo, hi)[None, :]]))
-    return np.max(values, axis=0)
+    shares = np.linspace(0.0, 1.0, _COARSE)[:, None]
+    start = np.maximum(lo, 1e-3)[None, :]   # near α = 1 the optimum is far below hi
+    geometric = start * (hi[None, :] / start) ** shares
+    even = lo[None, :] + (hi - lo)[None, :] * shares
+    middle_out = np.argsort(np.abs(np.arange(_COARSE) - _COARSE // 2), kind="stable")
+    best = np.full(alphas.size, -np.inf)
+    enough = np.broadcast_to(np.asarray(enough, dtype=float), alphas.shape)
+    active = np.arange(alphas.size)
+    for row in np.vstack([np.clip(far, lo, hi)[None, :], geometric[middle_out], even]):
+        objective, _ = make(alphas[active], rhos[active], target)
+        values, _ = objective(row[active][None, :], loose=True)
+        best[active] = np.maximum(best[active], values[0])
+        active = active[best[active] < enough[active]]
+        if not active.size:
+            break
+    return best
 
 
 _COARSE = 9
-"""Points of the coarse grid of :func:`lower_values`."""
+"""Points of each coarse grid (even and geometric in ``t``) of :func:`lower_values`."""
 
 
 def optimal_epsilons(alphas, rhos, delta: float) -> list[Converted]:

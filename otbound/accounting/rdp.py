@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -114,7 +115,11 @@ def _best_optimal(orders: np.ndarray, rhos: np.ndarray, target: float, optimal, 
     (:func:`~otbound.accounting.conversion.lower_values`) is below Balle et al.'s smallest
     value: no other order can win."""
     values = np.array([balle(a, r, target) for a, r in zip(orders, rhos)])
-    lower = lower_values(orders, rhos, target, solve_for_epsilon=solved == "epsilon")
+    enough = np.full(values.size, values.min() if solved == "epsilon"
+                     else math.log(values.min()))
+    enough[np.argmin(values)] = -np.inf   # tried whatever its lower bound
+    lower = lower_values(orders, rhos, target, solve_for_epsilon=solved == "epsilon",
+                         enough=enough)
     if solved == "delta":
         lower = np.exp(lower)
     tried = np.union1d(np.flatnonzero(lower < values.min()), [np.argmin(values)]).astype(int)
