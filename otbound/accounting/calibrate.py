@@ -4,9 +4,10 @@ accounted guarantee meets a target — ε ≤ ε* at δ, or δ ≤ δ* at ε.
 The accounted ε (and δ) never decreases with the number of steps (composition) or the Poisson
 rate (a smaller rate is a post-processing of a larger one's batches' privacy, and every bound
 here is monotone in it), and never increases with the noise (σ, the Laplace scale). The search
-doubles (or halves) from a start until it brackets the boundary, then narrows the bracket by
-regula falsi on a log scale (Illinois rule; bisection where a trial has no number) to a relative
-width of ``tolerance``. Only values whose accounting met the target are ever
+steps from a start until it brackets the boundary (the first step sized by the start's gap,
+then doubling or halving), then narrows the bracket by secant steps on a log scale where they
+fall inside it, else regula falsi (Illinois rule; bisection where a trial has no number), to a
+relative width of ``tolerance``. Only values whose accounting met the target are ever
 returned: the *safe* end of the final bracket, with the guarantee accounted at exactly that value
 (the verification is the accounting itself, not an interpolation). A value at which no
 accountant gives an answer counts as not meeting the target.
@@ -45,13 +46,16 @@ class Calibration:
 
 @dataclass(frozen=True)
 class _Search:
-    """How one quantity is searched: its start, its range, and which way is safe."""
+    """How one quantity is searched: its start, its range, which way is safe, and roughly how
+    the accounted value scales with it (``log measured`` against ``log value``: the first step
+    from the start is sized by it)."""
 
     start: float
     low: float
     high: float
     safe_upwards: bool
     integer: bool = False
+    slope: float = -1.0
 
 
 def default_search(solved_for: str, sensitivity: float = 1.0) -> _Search:
@@ -60,9 +64,9 @@ def default_search(solved_for: str, sensitivity: float = 1.0) -> _Search:
     if solved_for in ("sigma", "scale"):
         low, high = NOISE_MULTIPLIER
         return _Search(sensitivity, low * sensitivity, high * sensitivity, True)
-    if solved_for == "steps":
-        return _Search(1, 1, MAX_STEPS, False, integer=True)
-    return _Search(1e-2, 1e-9, 1.0, False)
+    if solved_for == "steps":   # ε grows like √T
+        return _Search(1, 1, MAX_STEPS, False, integer=True, slope=0.5)
+    return _Search(1e-2, 1e-9, 1.0, False, slope=1.0)
 
 
 def safe_value(measure: Callable[[float], Guarantee], solve_for: str, *,
@@ -129,14 +133,21 @@ class _Trials:
 
 
 def _solve(trials: _Trials, search: _Search, tolerance: float) -> Calibration:
-    """Narrows the bracket by regula falsi on ``log(measured / target)`` against ``log value``
-    (the accounted ε or δ is smooth in the noise, steps and rate), with the Illinois rule — an
+    """Narrows the bracket by the secant through the last two trials' ``log(measured /
+    target)`` against ``log value`` (the accounted ε or δ is smooth in the noise, steps and
+    rate) where it falls inside the bracket, else by regula falsi with the Illinois rule — an
     end kept twice in a row counts half — so both ends converge; a trial without a number
-    bisects."""
+    bisects. A trial is kept half the tolerance inside the bracket."""
     safe, unsafe = _bracket(trials, search)
     weight, moved = {True: 1.0, False: 1.0}, None
     while not _narrow(safe, unsafe, tolerance, search.integer):
-        middle = _interpolated(trials, safe, unsafe, weight[True], weight[False])
+        middle = _secant(trials, safe, unsafe) or _interpolated(trials, safe, unsafe,
+                                                                weight[True], weight[False])
+        # at least half the tolerance from either end: where the estimate is close, one of
+        # the two outcomes closes the bracket (regula falsi alone creeps up on the root)
+        gap = min(safe, unsafe) * tolerance / 2
+        if abs(unsafe - safe) > 2 * gap:
+            middle = min(max(middle, min(safe, unsafe) + gap), max(safe, unsafe) - gap)
         if search.integer:
             middle = min(max(round(middle), min(safe, unsafe) + 1), max(safe, unsafe) - 1)
         met = trials.met(middle)
@@ -145,6 +156,21 @@ def _solve(trials: _Trials, search: _Search, tolerance: float) -> Calibration:
         moved = met
     return Calibration(trials.solved_for, safe, trials.results[safe], unsafe,
                        len(trials.results))
+
+
+def _secant(trials: _Trials, safe: float, unsafe: float) -> float | None:
+    """Where the line through the last two trials' ``log(measured / target)`` against
+    ``log value`` crosses zero, if that is inside the bracket (superlinear where the accounting
+    is smooth); ``None`` otherwise."""
+    if len(trials.results) < 2:
+        return None
+    *_, before, last = trials.results
+    gaps = trials.gap(before), trials.gap(last)
+    if not all(math.isfinite(g) for g in gaps) or gaps[0] == gaps[1]:
+        return None
+    slope = (gaps[1] - gaps[0]) / (math.log(last) - math.log(before))
+    crossing = math.exp(math.log(last) - gaps[1] / slope)
+    return crossing if min(safe, unsafe) < crossing < max(safe, unsafe) else None
 
 
 def _interpolated(trials: _Trials, safe: float, unsafe: float, safe_weight: float,
@@ -169,10 +195,14 @@ def _narrow(safe: float, unsafe: float | None, tolerance: float, integer: bool) 
 
 
 def _bracket(trials: _Trials, search: _Search) -> tuple[float, float | None]:
-    """A safe value and an unsafe one (or None when the safe one is the end of the range)."""
-    flag, factor = f"--{trials.solved_for}", 2.0 if search.safe_upwards else 0.5
+    """A safe value and an unsafe one (or None when the safe one is the end of the range).
+    Steps of a factor 2, except the first: sized by the start's gap and the search's slope
+    (:func:`_first_factor`), so that it usually brackets the boundary closely."""
+    flag, default = f"--{trials.solved_for}", 2.0 if search.safe_upwards else 0.5
     value = search.start
-    if trials.met(value):
+    met = trials.met(value)
+    factor = _first_factor(trials.gap(value), search)
+    if met:
         while True:   # towards the unsafe side
             step = _clamp(value / factor, search)
             if step == value:
@@ -183,7 +213,7 @@ def _bracket(trials: _Trials, search: _Search) -> tuple[float, float | None]:
                     f"otbound searches ({show(search.low)} to {show(search.high)})")
             if not trials.met(step):
                 return value, step
-            value = step
+            value, factor = step, default
     while True:   # towards the safe side
         step = _clamp(value * factor, search)
         if step == value:
@@ -192,7 +222,18 @@ def _bracket(trials: _Trials, search: _Search) -> tuple[float, float | None]:
                 f"otbound searches) gives {trials.said(value)}")
         if trials.met(step):
             return step, value
-        value = step
+        value, factor = step, default
+
+
+def _first_factor(gap: float, search: _Search) -> float:
+    """The factor (towards the safe side) that would close ``gap`` = ``log(measured /
+    target)`` if the accounted value scaled with the search's slope, 10 % past it; between
+    1.01 (2 for integers) and 16; 2 where the gap is unknown."""
+    if not math.isfinite(gap) or gap == 0:
+        return 2.0 if search.safe_upwards else 0.5
+    smallest = math.log(2 if search.integer else 1.01)
+    size = min(max(1.1 * abs(gap / search.slope), smallest), math.log(16))
+    return math.exp(size if search.safe_upwards else -size)
 
 
 def _clamp(value: float, search: _Search) -> float:
