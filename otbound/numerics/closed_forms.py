@@ -120,13 +120,14 @@ class LogValues:
             return self._log_rational(Fraction(args[0], args[1]))
         if kind == "product":
             parts = [self.log(arg) for arg in args]
-            return None if None in parts else sum(parts, mp.mpf(0))
+            # `is None`, not `None in parts`: that compares every mpf with None (slowly)
+            return None if any(part is None for part in parts) else mp.fsum(parts)
         if kind == "power":
             base = self.log(args[0])
             if base is None:
                 return None
             exponent = mp.mpf(args[1]) / args[2]
-            return -mp.inf if base == -mp.inf and exponent > 0 else base * exponent
+            return -mp.inf if mp.isinf(base) and exponent > 0 else base * exponent
         if kind == "binomial":
             return self._log_binomial(*args)
         if kind == "sum":

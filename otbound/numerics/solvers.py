@@ -96,7 +96,11 @@ def merged_coincident(problem: NumericProblem) -> NumericProblem:
     """The same problem with the components of one side that the constraints fix at one point
     (closed distance 0) merged into one, their weights added: ``b(ŷ_s) = b(ŷ_t)`` whenever
     ``ŷ_s = ŷ_t``, so the mixtures and the maximum are unchanged (a zero-out's null record
-    makes such components). ``problem`` itself when none coincide."""
+    makes such components). ``problem`` itself when none coincide (a pattern whose chains
+    have steps ``a, b > 0`` is known to have none, without building its bounds)."""
+    pattern = problem.constraints
+    if isinstance(pattern, PatternMatrix) and pattern.a > 0 and pattern.b > 0:
+        return problem
     closed = problem.closed().array
     sides = (range(problem.left.size), range(problem.left.size, len(closed)))
     kept = [[side[i] for i in np.flatnonzero(~np.triu(closed[side][:, side] == 0, 1).any(0))]
