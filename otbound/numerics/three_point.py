@@ -472,14 +472,14 @@ def certify_triangle(w: Fraction, alpha: int, sigma: float,
     further where that fails). A box's bound is the corner bound, or where that is above the
     margin, the smaller of it and the mean-value bound (:func:`_mean_value_plan`).
     Each ``(tolerance, budget)`` of ``tolerances`` is tried in turn until the guided partition
-    fits its budget. Returns the certified enclosure; raises ``RuntimeError`` when none does,
-    or when the ball phase exceeds the budget."""
+    fits its budget. The lower end is the better of the equilateral and removal configurations
+    (the maximisers wherever this was measured); where the first partition does not fit, the
+    numerical search's best joins them and, if it is better, that tolerance is tried again.
+    Returns the certified enclosure; raises ``RuntimeError`` when none fits, or when the ball
+    phase exceeds the budget."""
     w = Fraction(w)
     order = _check_order(alpha)
-    found = search_triangles(float(w), order, sigma, starts=4).best
-    candidates = [EQUILATERAL, REMOVAL, found]
-    lows = {t: triangle_log_psi_ball(t, w, order, sigma)[0]
-            for t in candidates if t.feasible(slack=0.0)}
+    lows = {t: triangle_log_psi_ball(t, w, order, sigma)[0] for t in (EQUILATERAL, REMOVAL)}
     witness = max(lows, key=lows.get)
     low = lows[witness]
     plans: dict[_Box, tuple[Triangle, float, float]] = {}
@@ -502,7 +502,9 @@ def certify_triangle(w: Fraction, alpha: int, sigma: float,
             return math.inf
         return lift(value(point), slack, scale)
 
-    for tolerance, max_boxes in tolerances:
+    attempts, searched = list(tolerances), False
+    while attempts:
+        tolerance, max_boxes = attempts.pop(0)
         target = low + tolerance * abs(low)
         margin, resolution = (low + target) / 2, (target - low) / 8
 
@@ -516,6 +518,14 @@ def certify_triangle(w: Fraction, alpha: int, sigma: float,
         leaves = _partition(guide, margin, max_boxes)
         if leaves is not None:
             break
+        if not searched:
+            searched = True
+            found = search_triangles(float(w), order, sigma, starts=4).best
+            if found.feasible(slack=0.0):
+                value = triangle_log_psi_ball(found, w, order, sigma)[0]
+                if value > low:
+                    witness, low = found, value
+                    attempts.insert(0, (tolerance, max_boxes))
     else:
         raise RuntimeError(f"certification did not close within {max_boxes} boxes")
     high, count, pending = -math.inf, 0, list(leaves)
