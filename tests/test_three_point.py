@@ -204,6 +204,7 @@ def test_the_surface_gradient_matches_finite_differences(sigma, alpha, monkeypat
     larger evaluation budget, than in the solver, which needs little and gives up early)."""
     monkeypatch.setattr(tp, "_SLOPE_EVALUATIONS", 4000)
     monkeypatch.setattr(tp, "_SLOPE_BITS", 20)
+    monkeypatch.setattr(tp, "_SLOPE_ACCURACY", 30)
 
     def log_g(a: float, b: float) -> float:
         return tp.triangle_log_psi(tp.Triangle(a, b, (a * a + b * b - 1) / 2), 0.01, alpha,
