@@ -57,6 +57,11 @@ class _Search:
     integer: bool = False
     slope: float = -1.0
 
+    @property
+    def doubling(self) -> float:
+        """The bracketing step towards the safe side."""
+        return 2.0 if self.safe_upwards else 0.5
+
 
 def default_search(solved_for: str, sensitivity: float = 1.0) -> _Search:
     """Start and range of each quantity (noise in :data:`NOISE_MULTIPLIER` units of the
@@ -168,8 +173,7 @@ def _secant(trials: _Trials, safe: float, unsafe: float) -> float | None:
     gaps = trials.gap(before), trials.gap(last)
     if not all(math.isfinite(g) for g in gaps) or gaps[0] == gaps[1]:
         return None
-    slope = (gaps[1] - gaps[0]) / (math.log(last) - math.log(before))
-    crossing = math.exp(math.log(last) - gaps[1] / slope)
+    crossing = _log_between(before, last, -gaps[0] / (gaps[1] - gaps[0]))
     return crossing if min(safe, unsafe) < crossing < max(safe, unsafe) else None
 
 
@@ -178,12 +182,17 @@ def _interpolated(trials: _Trials, safe: float, unsafe: float, safe_weight: floa
     """Where the line through the two ends' ``log(measured / target)`` (scaled by their
     Illinois weights) crosses zero, on a log scale, kept a thousandth of the bracket inside it;
     the geometric middle where an end has no finite gap."""
-    low, high = math.log(safe), math.log(unsafe)
     gaps = trials.gap(safe) * safe_weight, trials.gap(unsafe) * unsafe_weight
     if not all(math.isfinite(g) for g in gaps) or not gaps[0] <= 0 < gaps[1]:
         return math.sqrt(safe * unsafe)
     share = min(max(-gaps[0] / (gaps[1] - gaps[0]), 1e-3), 1 - 1e-3)
-    return math.exp(low + (high - low) * share)
+    return _log_between(safe, unsafe, share)
+
+
+def _log_between(start: float, end: float, share: float) -> float:
+    """The point ``share`` of the way from ``start`` to ``end`` on a log scale."""
+    low = math.log(start)
+    return math.exp(low + (math.log(end) - low) * share)
 
 
 def _narrow(safe: float, unsafe: float | None, tolerance: float, integer: bool) -> bool:
@@ -198,7 +207,7 @@ def _bracket(trials: _Trials, search: _Search) -> tuple[float, float | None]:
     """A safe value and an unsafe one (or None when the safe one is the end of the range).
     Steps of a factor 2, except the first: sized by the start's gap and the search's slope
     (:func:`_first_factor`), so that it usually brackets the boundary closely."""
-    flag, default = f"--{trials.solved_for}", 2.0 if search.safe_upwards else 0.5
+    flag, default = f"--{trials.solved_for}", search.doubling
     value = search.start
     met = trials.met(value)
     factor = _first_factor(trials.gap(value), search)
@@ -230,7 +239,7 @@ def _first_factor(gap: float, search: _Search) -> float:
     target)`` if the accounted value scaled with the search's slope, 10 % past it; between
     1.01 (2 for integers) and 16; 2 where the gap is unknown."""
     if not math.isfinite(gap) or gap == 0:
-        return 2.0 if search.safe_upwards else 0.5
+        return search.doubling
     smallest = math.log(2 if search.integer else 1.01)
     size = min(max(1.1 * abs(gap / search.slope), smallest), math.log(16))
     return math.exp(size if search.safe_upwards else -size)
