@@ -448,3 +448,44 @@ def test_truncated_pairs_dominate_exact_enumeration(neighbouring, family):
 def test_truncated_poisson_rejects_bad_input(arguments, message):
     with pytest.raises(InvalidSpecification, match=message):
         TruncatedPoissonSetting(*arguments)
+
+
+WOR_SMALL = Subsampling("wor", batch_size=5, dataset_size=50, substitutions=1)
+
+
+def test_the_rdp_accountant_sharpens_without_replacement_by_a_certified_three_point_maximum():
+    """Issue 26: at the best order the RDP accountant replaces the relaxed pairs' curve by 001
+    Thm. 3.6's certified maximum — the certificate's upper end, times the step count: the
+    answer is that conversion exactly, above the one from the certificate's lower end, and
+    below the relaxed pairs' answer (1.64 → 1.43 here)."""
+    from dataclasses import replace
+
+    from otbound.numerics import three_point
+
+    step = subsampled_step(WOR_SMALL, gaussian(1.0), 3)
+    (((_, (maximum,)),),) = step.renyi_cases
+    sharpened = compose([step], "rdp", delta=1e-3)
+    relaxed = compose([replace(step, renyi_cases=None)], "rdp", delta=1e-3)
+    order = sharpened.details["order"]
+    certificate = three_point.cached_certificate(maximum.w, math.ceil(order), maximum.sigma)
+    low, high = certificate.epsilon
+
+    def converted(rho: float) -> float:
+        return rdp.rdp_epsilon(rdp.RdpCurve([order], [rho]), 1e-3, Conversion.OPTIMAL).epsilon
+
+    assert sharpened.epsilon == pytest.approx(converted(3 * high), rel=1e-12)
+    assert converted(3 * low) < sharpened.epsilon < relaxed.epsilon - 0.1
+    assert "three-point maximum, certified" in sharpened.details["sharpened"]
+    assert "sharpened" not in relaxed.details
+
+
+def test_best_skips_certificates_that_cannot_beat_the_pld_accountant():
+    """Under ``best`` the PLD accountant runs first; the certificates' estimates show that no
+    sharpened RDP answer gets below its ε here, so none is computed."""
+    from otbound.numerics import three_point
+
+    three_point._CERTIFICATES.clear()
+    best = compose([subsampled_step(WOR_SMALL, gaussian(1.0), 3)], "best", delta=1e-3)
+    assert best.accountant is Accountant.PLD
+    assert best.details["compared"]["rdp"]["epsilon"] > best.epsilon
+    assert not three_point._CERTIFICATES

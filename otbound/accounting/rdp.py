@@ -12,9 +12,10 @@ from otbound.accounting.conversion import (Converted, balle_delta, balle_epsilon
                                            optimal_epsilons)
 from otbound.accounting.steps import Step, check_composable
 from otbound.choices import Conversion
-from otbound.errors import InvalidSpecification
+from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.one_step import cases_log_psi
 from otbound.numerics.renyi import check_orders
+from otbound.numerics.three_point import MAX_ORDER, ThreePointMaximum
 
 DEFAULT_ORDERS = np.concatenate([[1.01, 1.02, 1.03, 1.04, 1.05, 1.06, 1.08],
                                  1 + np.arange(1, 100) / 10, np.arange(11, 64),
@@ -78,6 +79,54 @@ def compose_rdp(steps: list[Step], orders=DEFAULT_ORDERS) -> RdpCurve:
 def worst_curve(curves: list[RdpCurve]) -> RdpCurve:
     """The largest ``ε(α)`` over the cases at each order."""
     return RdpCurve(curves[0].orders, np.max([curve.epsilons for curve in curves], axis=0))
+
+
+CERTIFIABLE = frozenset(range(2, MAX_ORDER + 1))
+"""The integer orders at which :func:`sharpened` can certify three-point maxima."""
+
+
+def certifying_order(order: float) -> int:
+    """The integer order whose certificate bounds ``order`` (:func:`bounded_by`)."""
+    return max(math.ceil(order), 2)
+
+
+def bounded_by(orders: np.ndarray, integers: set[int]) -> np.ndarray:
+    """Which ``orders`` a certificate at one of the ``integers`` ``n`` bounds: those in
+    ``(n − 1, n]`` (ε(α) never decreases), and those ≤ 2 by ``n = 2``."""
+    return np.isin(np.maximum(np.ceil(orders), 2), list(integers))
+
+
+def sharpenable(steps: list[Step]) -> bool:
+    """Whether any step has :attr:`~otbound.accounting.steps.Step.renyi_cases`."""
+    return any(step.renyi_cases is not None for step in steps)
+
+
+def sharpened(steps: list[Step], curve: RdpCurve, integers: set[int],
+              estimate: bool = False) -> RdpCurve | None:
+    """The composed ``curve`` made tighter at the orders the ``integers`` bound
+    (:func:`bounded_by`) with the steps' :attr:`~otbound.accounting.steps.Step.renyi_cases`
+    (001 Thm. 3.6's certified three-point maximum): each step counts the worst of its Rényi
+    cases, or of its cases if it has none; the sum bounds the composed divergence as ``curve``
+    does, so the smaller of the two is kept. ``None`` if a certificate is refused. With
+    ``estimate``, the maxima are only estimated from below (in milliseconds, not a bound):
+    what sharpening could reach at most."""
+    at = bounded_by(curve.orders, integers)
+    orders = curve.orders[at]
+    total = np.zeros(orders.size)
+    try:
+        for step in steps:
+            cases = step.cases if step.renyi_cases is None else step.renyi_cases
+            if estimate:
+                cases = [[(weight, [p.estimated() if isinstance(p, ThreePointMaximum) else p
+                                    for p in pairs]) for weight, pairs in case]
+                         for case in cases]
+            total += step.count * np.max([log_psi.upper for log_psi in
+                                          cases_log_psi(cases, orders)], axis=0) / (orders - 1)
+    except UnsupportedOperation:
+        return None
+    epsilons = curve.epsilons.copy()
+    epsilons[at] = np.minimum(epsilons[at], total)
+    return RdpCurve(curve.orders, epsilons)
 
 
 def _finite(curve: RdpCurve) -> tuple[np.ndarray, np.ndarray]:
