@@ -14,6 +14,7 @@ reads ``ε(α) = α(λ)/λ = q² (λ + 1) / ((1 − q) σ²)``.
 import math
 
 from otbound.audit.claims import Claim
+from otbound.audit.domain import Condition, Domain, integer, real
 from otbound.audit.references import subsampled
 from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
@@ -46,7 +47,12 @@ CLAIM = Claim(
              "Differential Privacy (CCS), Lemma 3",
     setting="Poisson subsampling with probability q, insertion/removal of one record; Gaussian "
             "mechanism on a sum of terms of norm ≤ 1 (sensitivity 1)",
-    domain="σ ≥ 1, q < 1/(16σ), integer λ with 1 ≤ λ ≤ σ² ln(1/(qσ)); the point's α is λ + 1",
+    domain=Domain(
+        (real("sigma", 1.0, 64.0), real("rate", 1e-6, 1 / 16), integer("alpha", 2, 4000)),
+        (Condition("q < 1/(16σ)", lambda p: p["rate"] < 1 / (16 * p["sigma"])),
+         Condition("integer λ = α − 1 with 1 ≤ λ ≤ σ² ln(1/(qσ))",
+                   lambda p: in_domain(p["sigma"], p["rate"], int(p["alpha"]) - 1))),
+                  stated="σ ≥ 1, q < 1/(16σ), integer λ with 1 ≤ λ ≤ σ² ln(1/(qσ)); the point's α is λ + 1"),
     quantity=Quantity.RDP,
     points=POINTS,
     claimed=claimed,

@@ -5,6 +5,7 @@ sample at rate r is ``(log(1 + r(e^ε − 1)), rδ)``-DP; as privacy profiles,
 import mpmath as mp
 
 from otbound.audit.claims import Claim, Point, grid
+from otbound.audit.domain import Domain, real
 from otbound.audit.references import subsampled
 from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
@@ -33,7 +34,9 @@ CLAIM = Claim(
              "via Couplings and Divergences, Sec. 5, Thm. 8 (Poisson subsampling, Table 1)",
     setting="Poisson subsampling at rate r, add/remove one; Gaussian mechanism with sensitivity 1 "
             "and its exact profile δ(ε)",
-    domain="r ∈ (0, 1], ε' ≥ 0 (any ε ≥ 0 of the base mechanism)",
+    domain=Domain((real("sigma", 0.2, 20.0), real("rate", 1e-5, 1.0),
+                   real("epsilon", 1e-3, 10.0)),
+                  stated="r ∈ (0, 1], ε' ≥ 0 (any ε ≥ 0 of the base mechanism)"),
     quantity=Quantity.ADP,
     points=grid(sigma=[0.5, 1.0, 2.0], rate=[0.001, 0.01, 0.1],
                 epsilon=[0.01, 0.1, 0.5, 1.0]),

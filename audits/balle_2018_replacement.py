@@ -5,6 +5,7 @@
 import mpmath as mp
 
 from otbound.audit.claims import Claim, Point, grid
+from otbound.audit.domain import Domain, integer, real
 from otbound.audit.reference_replacement import with_replacement
 from otbound.choices import Quantity
 
@@ -38,7 +39,9 @@ CLAIM = Claim(
              "via Couplings and Divergences, Sec. 5, Thm. 10 (sampling with replacement, Table 1)",
     setting="m draws with replacement from n records, substitution of one record; Gaussian "
             "mechanism with sensitivity 1 (group profile δ_k: N(k, σ²) against N(0, σ²))",
-    domain="n ≥ 1, m ≥ 1, ε' ≥ 0",
+    domain=Domain((integer("n", 1, 10), integer("m", 1, 10), real("sigma", 0.5, 8.0),
+                   real("epsilon", 0.01, 3.0)),
+                  stated="n ≥ 1, m ≥ 1, ε' ≥ 0"),
     quantity=Quantity.ADP,
     points=grid(n=[4, 10], m=[4, 8], sigma=[1.0, 2.0], epsilon=[0.05, 0.5, 1.0]),
     claimed=claimed,

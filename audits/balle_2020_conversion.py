@@ -4,6 +4,7 @@
 import math
 
 from otbound.audit.claims import Claim, Point, grid
+from otbound.audit.domain import Condition, Domain, real
 from otbound.audit.references import conversion
 from otbound.choices import Quantity
 
@@ -20,7 +21,11 @@ CLAIM = Claim(
     citation="Balle, Barthe, Gaboardi, Hsu & Sato 2020, Hypothesis Testing Interpretations and "
              "Rényi Differential Privacy (AISTATS), Thm. 21",
     setting="any mechanism that is (α, ρ)-RDP (one order)",
-    domain="α > 1, ρ ≥ 0, δ ∈ (0, 1)",
+    domain=Domain((real("alpha", 1.01, 1000.0), real("rho", 1e-4, 10.0),
+                   real("delta", 1e-12, 0.5)),
+                  (Condition("the claimed ε ≥ 0 (otbound's conversion reference covers ε ≥ 0)",
+                             lambda p: claimed(p) >= 0),),
+                  stated="α > 1, ρ ≥ 0, δ ∈ (0, 1)"),
     quantity=Quantity.EPSILON,
     points=(grid(alpha=[1.5, 2.0, 4.0, 8.0, 32.0], rho=[0.01, 0.1, 0.5], delta=[1e-5, 1e-10])
             + grid(alpha=[256.0], rho=[0.01, 2.0], delta=[1e-5, 1e-10])),

@@ -4,6 +4,7 @@ one node changes K of the N records (K-fold substitution), as restated by 001 Pr
 import math
 
 from otbound.audit.claims import Claim
+from otbound.audit.domain import Condition, Domain, fixed, integer, real
 from otbound.audit.reference_wor import wor_substitution
 from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
@@ -45,7 +46,11 @@ CLAIM = Claim(
     setting="q of N records (the nodes' subgraphs) drawn without replacement; neighbouring "
             "datasets differ in K records (001 Eq. (8)); Gaussian mechanism with sensitivity 1 "
             "per substituted record, noise σ",
-    domain="α > 1, 1 ≤ K ≤ q < N",
+    domain=Domain((integer("batch_size", 1, 200), fixed("dataset_size", 1000), integer("group", 1, 16),
+                   real("sigma", 0.5, 16.0), integer("alpha", 2, 64)),
+                  (Condition("1 ≤ K ≤ q < N", lambda p: p["group"] <= p["batch_size"]
+                             < p["dataset_size"]),),
+                  stated="α > 1, 1 ≤ K ≤ q < N"),
     quantity=Quantity.RDP,
     points=tuple({"batch_size": q, "dataset_size": 1000, "group": k, "sigma": sigma,
                   "alpha": alpha}

@@ -4,6 +4,7 @@ size k — applied to the tight K = 1 profile of the Poisson subsampled Gaussian
 import math
 
 from otbound.audit.claims import Claim, Point, grid
+from otbound.audit.domain import Domain, integer, real
 from otbound.audit.references import subsampled
 from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
@@ -27,7 +28,9 @@ CLAIM = Claim(
              "(the remark on (ε, δ)-DP after Thm. 2.2)",
     setting="Poisson subsampling at rate r, groups of k insertions/removals; Gaussian mechanism "
             "with sensitivity 1; the K = 1 profile is otbound's tight one",
-    domain="k ≥ 1, ε ≥ 0",
+    domain=Domain((real("sigma", 0.5, 8.0), real("rate", 1e-3, 0.5), integer("group", 1, 16),
+                   real("epsilon", 0.01, 5.0)),
+                  stated="k ≥ 1, ε ≥ 0"),
     quantity=Quantity.ADP,
     points=grid(sigma=[1.0, 2.0], rate=[0.01, 0.1], group=[2, 4, 8], epsilon=[0.1, 1.0, 3.0]),
     claimed=claimed,

@@ -3,6 +3,7 @@
 import math
 
 from otbound.audit.claims import Claim, grid
+from otbound.audit.domain import Domain, real
 from otbound.audit.references import conversion
 from otbound.choices import Quantity
 
@@ -16,7 +17,9 @@ CLAIM = Claim(
     title="RDP to (ε, δ): ε = ρ + log(1/δ)/(α − 1)",
     citation="Mironov 2017, Rényi Differential Privacy, Prop. 3",
     setting="any mechanism that is (α, ρ)-RDP (one order)",
-    domain="α > 1, ρ ≥ 0, δ ∈ (0, 1)",
+    domain=Domain((real("alpha", 1.01, 1000.0), real("rho", 1e-4, 10.0),
+                   real("delta", 1e-12, 0.5)),
+                  stated="α > 1, ρ ≥ 0, δ ∈ (0, 1)"),
     quantity=Quantity.EPSILON,
     points=grid(alpha=[2.0, 8.0, 32.0, 256.0], rho=[0.01, 0.5, 2.0], delta=[1e-5, 1e-10]),
     claimed=claimed,

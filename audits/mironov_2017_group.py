@@ -5,6 +5,7 @@ subsampled Gaussian to bound the curve of groups of K = 2^c."""
 import math
 
 from otbound.audit.claims import Claim, Point, grid
+from otbound.audit.domain import Domain, choice, real
 from otbound.audit.references import subsampled
 from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
@@ -27,7 +28,9 @@ CLAIM = Claim(
     citation="Mironov 2017, Rényi Differential Privacy (CSF), Prop. 2",
     setting="Poisson subsampling at rate r, groups of K = 2^c insertions/removals; Gaussian "
             "mechanism with sensitivity 1; the K = 1 curve is otbound's tight one",
-    domain="K = 2^c, claimed order α/2^c ≥ 2 (Prop. 2 needs α ≥ 2^{c+1})",
+    domain=Domain((real("sigma", 0.5, 8.0), real("rate", 1e-3, 0.5), choice("group", 2, 4, 8),
+                   real("alpha", 2.0, 64.0)),
+                  stated="K = 2^c, claimed order α/2^c ≥ 2 (Prop. 2 needs α ≥ 2^{c+1})"),
     quantity=Quantity.RDP,
     points=grid(sigma=[1.0, 2.0], rate=[0.01, 0.1], group=[2, 4],
                 alpha=[2.0, 4.0, 8.0, 16.0, 32.0]),

@@ -17,6 +17,7 @@ import numpy as np
 from scipy.special import binom, log_ndtr
 
 from otbound.audit.claims import Claim, grid
+from otbound.audit.domain import Domain, real
 from otbound.audit.references import subsampled
 from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
@@ -71,7 +72,8 @@ CLAIM = Claim(
              "Mechanism (arXiv:1908.10530), Sec. 3.3",
     setting="Poisson subsampling at rate q, insertion/removal of one element; Gaussian mechanism "
             "with sensitivity 1 and noise σ",
-    domain="α > 1 (here fractional), q ∈ (0, 1), σ > 0",
+    domain=Domain((real("sigma", 0.5, 20.0), real("rate", 1e-3, 0.9), real("alpha", 1.05, 64.0)),
+                  stated="α > 1 (here fractional), q ∈ (0, 1), σ > 0"),
     quantity=Quantity.RDP,
     points=grid(sigma=[0.7, 2.0, 5.0], rate=[0.02, 0.1, 0.4], alpha=[1.5, 2.5, 6.25, 20.5]),
     claimed=claimed,

@@ -7,6 +7,7 @@ The remark is an equality, so the entry is an attained claim (``attained=True``,
 """
 
 from otbound.audit.claims import Claim, grid
+from otbound.audit.domain import Domain, integer, real
 from otbound.audit.reference_wor import gaussian_group
 from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
@@ -27,7 +28,9 @@ CLAIM = Claim(
              "remark after the proof of Prop. E.5 (on the instantiation by Daigavane et al. 2022)",
     setting="Gaussian mechanism f(y) + N(0, σ² I) where f has sensitivity C under substitution of "
             "one batch element; the maximum over batches y, y' at substitution distance k",
-    domain="α > 1, k ≥ 1, C > 0, σ > 0",
+    domain=Domain((integer("distance", 1, 16), real("C", 0.5, 4.0), real("sigma", 0.5, 20.0),
+                   real("alpha", 1.05, 128.0)),
+                  stated="α > 1, k ≥ 1, C > 0, σ > 0"),
     quantity=Quantity.RDP,
     points=grid(distance=[1, 2, 4], C=[1.0, 2.0], sigma=[1.0, 4.0], alpha=[2.0, 8.0, 32.0]),
     claimed=claimed,

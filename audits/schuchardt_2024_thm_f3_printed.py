@@ -9,6 +9,7 @@ printed; the theorem's statement (distance 2) is otbound's derivation ``001-thm-
 import math
 
 from otbound.audit.claims import Claim
+from otbound.audit.domain import Condition, Domain, integer, real
 from otbound.audit.reference_wor import wor_removal
 from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
@@ -39,7 +40,10 @@ CLAIM = Claim(
     setting="sampling without replacement of q records (printed: 'Poisson', see docs/errata.md); "
             "x' = x \\ {a} with N = |x'|; Gaussian mechanism with sensitivity 1 under "
             "insertion/removal of batch elements, noise σ",
-    domain="integer α ≥ 2, N > Q > q",
+    domain=Domain((integer("batch_size", 1, 100), integer("dataset_size", 2, 10000),
+                   real("sigma", 0.5, 10.0), integer("alpha", 2, 32)),
+                  (Condition("N > q", lambda p: p["dataset_size"] > p["batch_size"]),),
+                  stated="integer α ≥ 2, N > Q > q"),
     quantity=Quantity.RDP,
     points=tuple({"batch_size": q, "dataset_size": n, "sigma": sigma, "alpha": alpha}
                  for q, n in ((1, 10), (10, 1000)) for sigma in (1.0, 2.0, 5.0)

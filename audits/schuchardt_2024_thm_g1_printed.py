@@ -15,6 +15,7 @@ import itertools
 import math
 
 from otbound.audit.claims import Claim, Reference, grid
+from otbound.audit.domain import Domain, integer, real
 from otbound.audit.reference_rdp import pure_group_rdp
 from otbound.choices import Quantity
 from otbound.numerics.mechanisms import randomized_response
@@ -51,7 +52,9 @@ CLAIM = Claim(
     citation="Schuchardt et al. 2024 (seed 001), Thm. G.1 (App. G.2), reverse term",
     setting="Poisson subsampling with rate r, K inserted or K removed elements, randomized "
             "response with true-response probability θ",
-    domain="α > 1, r ∈ [0, 1], θ ∈ [0, 1], K ≥ 1",
+    domain=Domain((real("theta", 0.55, 0.95, log=False), real("r", 1e-4, 1.0), integer("K", 1, 8),
+                   real("alpha", 1.05, 64.0)),
+                  stated="α > 1, r ∈ [0, 1], θ ∈ [0, 1], K ≥ 1"),
     quantity=Quantity.RDP,
     points=POINTS,
     claimed=lambda p: g1(p, reverse_power_offset=1),

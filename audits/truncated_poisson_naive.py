@@ -6,6 +6,7 @@ import math
 
 from otbound.accounting.truncated import TruncatedPoissonSetting
 from otbound.audit.claims import Claim, Point, grid
+from otbound.audit.domain import Condition, Domain, integer, real
 from otbound.audit.reference_truncated import truncated_poisson
 from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
@@ -32,7 +33,11 @@ CLAIM = Claim(
              "(the strategy of its ref. [2])",
     setting="Poisson sampling at rate p from n records, truncated to a uniform subset of B; add/"
             "remove one (002 Thm. 3.1's relation); Gaussian sum query with sensitivity 1",
-    domain="n ≥ 1, B ≥ 1, p ∈ [0, 1], ε ≥ 0",
+    domain=Domain((integer("n", 10, 1000), real("rate", 1e-3, 0.5), integer("B", 1, 100),
+                   real("sigma", 0.5, 4.0), real("epsilon", 0.05, 3.0)),
+                  (Condition("B ≤ n", lambda p: p["B"] <= p["n"]),),
+                  stated="n ≥ 1, B ≥ 1, p ∈ [0, 1], ε ≥ 0",
+                  budget=24),   # a reference takes 0.5-4 s (50-digit sums)
     quantity=Quantity.ADP,
     points=grid(n=[1000], rate=[0.05], B=[60, 70, 80], sigma=[1.0, 2.0],
                 epsilon=[0.1, 0.5, 1.0, 2.0]),

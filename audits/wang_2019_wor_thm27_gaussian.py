@@ -8,6 +8,7 @@ from functools import lru_cache
 import mpmath as mp
 
 from otbound.audit.claims import Claim
+from otbound.audit.domain import Condition, Domain, integer, real
 from otbound.audit.reference_wor import wor_substitution
 from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
@@ -73,7 +74,10 @@ CLAIM = Claim(
     setting="sampling without replacement of q of N records (γ = q/N), substitution of one "
             "record; Gaussian mechanism with sensitivity 1 under substitution, noise σ (it has a "
             "worst-case pair for every order and tight RDP, the theorem's condition)",
-    domain="integer α ≥ 2, γ ∈ (0, 1)",
+    domain=Domain((integer("batch_size", 1, 100), integer("dataset_size", 2, 10000),
+                   real("sigma", 0.5, 10.0), integer("alpha", 2, 64)),
+                  (Condition("γ = q/N ∈ (0, 1)", lambda p: p["batch_size"] < p["dataset_size"]),),
+                  stated="integer α ≥ 2, γ ∈ (0, 1)"),
     quantity=Quantity.RDP,
     points=tuple({"batch_size": q, "dataset_size": n, "sigma": sigma, "alpha": alpha}
                  for q, n in ((10, 1000), (1, 10)) for sigma in (1.0, 5.0)

@@ -4,6 +4,7 @@ replacement (substitution relation), for integer orders — instantiated for the
 import math
 
 from otbound.audit.claims import Claim
+from otbound.audit.domain import Condition, Domain, integer, real
 from otbound.audit.reference_wor import wor_substitution
 from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
@@ -57,7 +58,10 @@ CLAIM = Claim(
              "Analytical Moments Accountant (AISTATS; arXiv:1808.00087), Thm. 9",
     setting="sampling without replacement of q of N records (γ = q/N), substitution of one "
             "record; Gaussian mechanism with sensitivity 1 under substitution, noise σ",
-    domain="integer α ≥ 2, γ ∈ (0, 1)",
+    domain=Domain((integer("batch_size", 1, 100), integer("dataset_size", 2, 10000),
+                   real("sigma", 0.5, 10.0), integer("alpha", 2, 64)),
+                  (Condition("γ = q/N ∈ (0, 1)", lambda p: p["batch_size"] < p["dataset_size"]),),
+                  stated="integer α ≥ 2, γ ∈ (0, 1)"),
     quantity=Quantity.RDP,
     points=tuple({"batch_size": q, "dataset_size": n, "sigma": sigma, "alpha": alpha}
                  for q, n in ((10, 1000), (1, 10)) for sigma in (1.0, 5.0)

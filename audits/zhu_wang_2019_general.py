@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from otbound.audit.claims import Claim, grid
+from otbound.audit.domain import Domain, integer, real
 from otbound.audit.references import subsampled
 from otbound.choices import Quantity
 from otbound.numerics.mechanisms import gaussian
@@ -58,7 +59,8 @@ CLAIM = Claim(
              "(general upper bound, integer α)",
     setting="Poisson subsampling at rate γ, insertion/removal of one element; Gaussian mechanism "
             "with sensitivity 1, ε(l) = l/(2σ²)",
-    domain="integer α ≥ 2, γ ∈ (0, 1), any base mechanism with the RDP curve ε(l)",
+    domain=Domain((real("sigma", 0.3, 20.0), real("rate", 1e-4, 0.9), integer("alpha", 2, 256)),
+                  stated="integer α ≥ 2, γ ∈ (0, 1), any base mechanism with the RDP curve ε(l)"),
     quantity=Quantity.RDP,
     points=grid(sigma=[0.8, 2.0, 5.0], rate=[0.01, 0.1, 0.3], alpha=[2, 3, 8, 32]),
     claimed=claimed,

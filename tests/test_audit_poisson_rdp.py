@@ -51,9 +51,11 @@ def test_mironov_talwar_zhang_at_fractional_orders_is_tight_and_agrees_with_dp_a
             assert math.isclose(claim.claimed(point), peer, rel_tol=1e-9)
 
 
-def test_abadi_leading_term_holds_on_the_stated_domain():
+def test_abadi_leading_term_holds_on_its_grid():
+    """On its grid only; the search of the domain finds it unsound
+    (tests/test_audit_search.py)."""
     result = _result("abadi-2016-lemma-3-leading-term")
-    assert result.verdict is AuditVerdict.LOOSE and result.count("sound") == len(result.points)
+    assert result.count("sound") == len(result.points)
     assert 1.9 < result.largest_ratio < 2.0   # the leading term is at most about twice ε
     tight_form = runpy.run_path(str(audits_directory() / "abadi_2016_moments_accountant.py"))
     assert all(tight_form["in_domain"](p["sigma"], p["rate"], int(p["alpha"]) - 1)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Callable
 
+from otbound.audit.domain import Domain, Point
 from otbound.choices import Quantity
 from otbound.errors import InvalidSpecification
 
-Point = Mapping[str, float]
 TIGHT_BRACKET = 1e-8
 """Largest relative width of a reference's bracket for the exact value to count as known."""
 
@@ -37,6 +37,10 @@ class Reference:
     lower: float | None
     witness: str = ""
     confirm: Callable[[], float] | None = field(default=None, compare=False)
+    published: str = ""
+    """The published bound that ``upper`` is, where otbound's smallest bound at the point is
+    one (e.g. Wang et al. 2019 Thm. 9, among the agnostic method's baselines): then ``upper``
+    is not independent evidence that a claim is sound."""
 
     @property
     def tight(self) -> bool:
@@ -50,16 +54,18 @@ class Reference:
 class Claim:
     """A published bound: its formula, setting, domain, citation and audit grid.
 
-    ``points`` are points of the claimed domain (each names every parameter ``claimed`` and
-    ``reference`` read, including ``quantity.axis``); ``series`` names the parameters that tell
-    the curves of one plot apart.
+    ``domain`` is the claimed domain as data (:class:`~otbound.audit.domain.Domain`: the audit
+    searches it for a violation), or in words only (not searched). ``points`` are points of
+    the domain that seed the search and are reported one by one (each names every parameter
+    ``claimed`` and ``reference`` read, including ``quantity.axis``); ``series`` names the
+    parameters that tell the curves of one plot apart.
     """
 
     name: str
     title: str
     citation: str
     setting: str
-    domain: str
+    domain: Domain | str
     quantity: Quantity
     points: tuple[Point, ...]
     claimed: Callable[[Point], float]
@@ -97,6 +103,14 @@ class Claim:
                     raise InvalidSpecification(f"claim {self.name}: parameter {key} must be a "
                                                f"finite number, got {value!r}",
                                                parameter="points")
+            if isinstance(self.domain, Domain) and not self.domain.contains(point):
+                raise InvalidSpecification(f"claim {self.name}: the point {point} is outside "
+                                           f"its domain ({self.domain.text})",
+                                           parameter="points")
+
+    @property
+    def domain_text(self) -> str:
+        return self.domain if isinstance(self.domain, str) else self.domain.text
 
     @property
     def where(self) -> str:

@@ -27,6 +27,7 @@ import mpmath as mp
 import numpy as np
 
 from otbound.audit.claims import Reference
+from otbound.errors import UnsupportedOperation
 from otbound.numerics.families import GAUSSIAN
 from otbound.numerics.pairs import MixturePair
 
@@ -43,7 +44,8 @@ def draw_counts(dataset_size: int, batch_size: int) -> tuple[Fraction, ...]:
     from otbound.engine.schemes import WithReplacement
 
     if math.comb(dataset_size + batch_size - 1, batch_size) > MAX_BATCHES:
-        raise ValueError(f"n = {dataset_size}, m = {batch_size}: too many batches to enumerate")
+        raise UnsupportedOperation(f"n = {dataset_size}, m = {batch_size}: too many batches to "
+                                   "enumerate")
     weights = [Fraction(0)] * (batch_size + 1)
     for batch, probability in WithReplacement(batch_size).pmf(
             frozenset(range(dataset_size))).items():

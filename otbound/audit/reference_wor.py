@@ -186,23 +186,29 @@ def wor_substitution(setting: Subsampling, mechanism: Mechanism, alpha: float) -
     otbound's own bound (:func:`~otbound.audit.references.subsampled`) and the relaxed Gaussian
     bound as the upper end; the best of :func:`substitution_constructions` (or otbound's own
     worst case, where it has one) as the lower end."""
-    from otbound.audit.references import subsampled
+    from otbound.audit.references import constructions_only_mode, subsampled
     from otbound.numerics.mixtures import per_order
 
     alpha = float(alpha)
-    own = subsampled(setting, mechanism, Quantity.RDP, alpha)
-    upper = own.upper
     try:
-        relaxed = per_order(relaxed_substitution_log_psi(setting, mechanism, alpha),
-                            np.array([alpha])).upper[0]
-        upper = relaxed if upper is None else min(upper, float(relaxed))
+        own = subsampled(setting, mechanism, Quantity.RDP, alpha)
+    except UnsupportedOperation:
+        if not constructions_only_mode():
+            raise
+        own = Reference(None, None)   # the search needs the constructions only
+    upper, published = own.upper, own.published
+    try:
+        relaxed = float(per_order(relaxed_substitution_log_psi(setting, mechanism, alpha),
+                                  np.array([alpha])).upper[0])
+        if upper is None or relaxed < upper:
+            upper, published = relaxed, ""
     except UnsupportedOperation:
         pass
     bound, pair, text = _judged(substitution_constructions(setting, mechanism), alpha)
     lower = _lower(bound, alpha)
     if own.lower is not None and own.lower >= lower:
-        return Reference(upper, own.lower, own.witness, own.confirm)
-    return Reference(upper, lower, text, _confirmation(pair, alpha))
+        return Reference(upper, own.lower, own.witness, own.confirm, published)
+    return Reference(upper, lower, text, _confirmation(pair, alpha), published)
 
 
 def wor_removal(batch_size: int, dataset_size: int, mechanism: Mechanism,

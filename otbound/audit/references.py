@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 
 import numpy as np
@@ -21,6 +23,27 @@ from otbound.errors import UnsupportedOperation
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.pairs import FinitePair, MixturePair
 from otbound.numerics.settings import Subsampling
+
+
+_CONSTRUCTIONS_ONLY = contextvars.ContextVar("constructions_only", default=False)
+
+
+@contextlib.contextmanager
+def constructions_only():
+    """References computed inside need only their lower end (the audit's search): where there
+    is no construction, :func:`subsampled` refuses at once instead of computing otbound's
+    bound (a certified three-point maximum takes seconds)."""
+    token = _CONSTRUCTIONS_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _CONSTRUCTIONS_ONLY.reset(token)
+
+
+def constructions_only_mode() -> bool:
+    """Whether references are being computed for their lower end only
+    (:func:`constructions_only`)."""
+    return _CONSTRUCTIONS_ONLY.get()
 
 
 def subsampled(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
@@ -39,17 +62,20 @@ def subsampled(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
     except UnsupportedOperation:   # no tight solver: otbound's bound only
         candidates = []
     if not candidates:   # the smaller of otbound's sound bounds (tight: e.g. 001 Thm. 3.6's
-        evaluate = rdp if quantity is Quantity.RDP else adp   # certified three-point bound)
+        if constructions_only_mode():                          # certified three-point bound)
+            raise UnsupportedOperation("no single worst-case construction")
+        evaluate = rdp if quantity is Quantity.RDP else adp
         values = {}
         for method in ("tight", "agnostic"):
             try:
-                values[method] = evaluate(setting, mechanism, method, [at])[0].value
+                values[method] = evaluate(setting, mechanism, method, [at])[0]
             except UnsupportedOperation:
                 if method == "agnostic" and not values:
                     raise
-        method = min(values, key=values.get)
-        return Reference(values[method], None,
-                         f"otbound's {method} bound; no single worst-case construction")
+        method = min(values, key=lambda m: values[m].value)
+        return Reference(values[method].value, None,
+                         f"otbound's {method} bound; no single worst-case construction",
+                         published=_published(values[method].source))
     judged = [(_divergence(pair, quantity, at), pair, values, where)
               for pair, values, where in candidates]
     upper = max(entry[0].value for entry in judged)
@@ -59,6 +85,13 @@ def subsampled(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
     return Reference(upper * scale, max(lower, 0.0) * scale,
                      _witness(setting, where, mechanism, pair, values),
                      lambda: _precise(pair, quantity, at) * scale)
+
+
+def _published(source: str) -> str:
+    """``source`` if it names one of the published bounds otbound compares with, else ``""``."""
+    from otbound.numerics.baselines import BASELINES
+
+    return source if any(b.name in source for b in BASELINES) else ""
 
 
 def _divergence(pair, quantity: Quantity, at: float):

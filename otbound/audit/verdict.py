@@ -1,23 +1,27 @@
-"""Verdicts: a claim against otbound's reference, point by point and over its grid.
+"""Verdicts: a claim against otbound's reference, point by point and over its domain.
 
 At a point, with the reference's bracket ``[lower, upper]`` around the exact value:
 
 * **unsound** — the claim is below ``lower``: a concrete construction has a larger divergence
-  than claimed. The construction's divergence is recomputed by the independent high-precision
-  oracle, and the verdict stands only if that number is above the claim too;
+  than claimed. For the entry's witness (the worst point found) the construction's divergence
+  is recomputed by the independent high-precision oracle, and the verdict stands only if that
+  number is above the claim too;
 * **tight** — the bracket is narrow (1e-8) and the claim lies in it (to 1e-9);
 * **sound** — the claim is at least ``upper``;
+* **circular** — the claim is at least ``upper``, but ``upper`` is a published bound (the
+  audited statement itself, or another paper's): no evidence either way, not counted;
 * **undecided** — the claim lies between a lower end and an upper end that do not meet, or one
   of them is unknown;
 * **not attained** — for a claim stated as attained (an equality), the claim is above a tight
   bracket: the stated value is not the divergence of any pair (the equality is false; the
   reference's construction is the witness).
 
-Over the grid: unsound if any point is, else wrong if any point is not attained, else undecided
-if any point is, else tight if every point is, else sound but loose, with the largest and median
-ratio ``claim / upper``; an unsound entry is shown with its smallest ratio ``claim / lower`` (claim
-over construction) and the point where it occurs. Unsound and wrong entries are failures
-(``otbound audit`` exits 1).
+Over the entry: unsound if its witness is (the search's, else the grid's worst point: see
+:mod:`otbound.audit.search`), else wrong if any point is not attained, else undecided if any
+point is, else tight if every independent point is, else sound but loose, with the largest and
+median ratio ``claim / upper``; an unsound entry is shown with its ratio ``claim / lower`` (claim
+over construction) at the witness. Unsound and wrong entries are failures (``otbound audit``
+exits 1).
 """
 
 from __future__ import annotations
@@ -29,12 +33,17 @@ from enum import Enum
 
 from otbound.audit.blame import call_entry
 from otbound.audit.claims import Claim, Point, Reference
+from otbound.audit.references import constructions_only
+from otbound.audit.search import SearchOutcome
 from otbound.errors import AuditFileError, UnsupportedOperation
 
 RELATIVE = 1e-9
 """Relative tolerance of the comparisons (the claims are evaluated in double precision)."""
 ABSOLUTE = 1e-300
 """Values this small are equal: a δ of 1e-320 is no witness."""
+SEARCHED_FROM = 1e-200
+"""The search compares with constructions whose divergence is at least this (below, the claim's
+and the reference's double-precision values are too close to underflow to be compared)."""
 
 
 class AuditVerdict(Enum):
@@ -82,8 +91,9 @@ class PointResult:
         return self.claimed / max(self.lower, ABSOLUTE)
 
 
-def judge_point(claim: Claim, point: Point) -> PointResult:
-    """Evaluate the claim and the reference at ``point`` and compare them.
+def judge_point(claim: Claim, point: Point, confirm: bool = True) -> PointResult:
+    """Evaluate the claim and the reference at ``point`` and compare them (an unsound point is
+    confirmed by the high-precision oracle only if ``confirm``).
 
     The entry's callables are user code: whatever they raise is an :class:`AuditFileError`
     naming the entry, the point and the failure, unless otbound's own reference code raised it
@@ -104,8 +114,12 @@ def judge_point(claim: Claim, point: Point) -> PointResult:
     if claim.attained and status == "sound" and reference.tight:
         return PointResult(dict(point), claimed, reference.upper, reference.lower,
                            "not attained", reference.witness)
-    if status != "unsound":
-        return PointResult(dict(point), claimed, reference.upper, reference.lower, status)
+    if status == "circular":
+        return PointResult(dict(point), claimed, reference.upper, reference.lower, status,
+                           f"otbound's smallest bound here is {reference.published}")
+    if status != "unsound" or not confirm:
+        return PointResult(dict(point), claimed, reference.upper, reference.lower, status,
+                           reference.witness if status == "unsound" else "")
     confirmed = _confirmed(claim, point, reference)
     if confirmed is not None and not _below(claimed, confirmed):
         return PointResult(dict(point), claimed, reference.upper, reference.lower, "undecided",
@@ -113,6 +127,24 @@ def judge_point(claim: Claim, point: Point) -> PointResult:
                            f"the high-precision oracle gives {confirmed:.12g}", confirmed)
     return PointResult(dict(point), claimed, reference.upper, reference.lower, "unsound",
                        reference.witness, confirmed)
+
+
+def construction_ratio(claim: Claim, point: Point) -> float | None:
+    """``claim / lower`` at ``point`` — the search's objective — computing only what a
+    construction gives (:func:`~otbound.audit.references.constructions_only`); ``None`` where
+    there is none."""
+    claimed = _number(claim, "its formula", point,
+                      call_entry(claim, "its formula", point, claim.claimed, point))
+    try:
+        with constructions_only():
+            reference = call_entry(claim, "its reference", point, claim.reference, point,
+                                   passes=(UnsupportedOperation,))
+    except UnsupportedOperation:
+        return None
+    if not isinstance(reference, Reference) or reference.lower is None \
+            or reference.lower < SEARCHED_FROM:
+        return None
+    return claimed / reference.lower
 
 
 def _confirmed(claim: Claim, point: Point, reference: Reference) -> float | None:
@@ -142,7 +174,7 @@ def _status(claimed: float, reference: Reference) -> str:
     if reference.tight and claimed <= reference.upper * (1 + RELATIVE) + ABSOLUTE:
         return "tight"
     if reference.upper is not None and not _below(claimed, reference.upper):
-        return "sound"
+        return "circular" if reference.published else "sound"
     return "undecided"
 
 
@@ -153,27 +185,42 @@ def _below(claimed: float, value: float) -> bool:
 
 @dataclass(frozen=True)
 class EntryResult:
-    """A claim's verdict over its grid."""
+    """A claim's verdict over its grid and, where its domain is data, the search's outcome;
+    ``settled`` is the witness judged with the oracle (the search's, else the grid's worst
+    unsound point), ``None`` where nothing was unsound."""
 
     claim: Claim
     points: tuple[PointResult, ...]
+    search: SearchOutcome | None = None
+    settled: PointResult | None = None
 
     @property
     def verdict(self) -> AuditVerdict:
         statuses = {p.status for p in self.points}
+        if self.settled is not None:
+            if self.settled.status == "unsound":
+                return AuditVerdict.UNSOUND
+            if self.settled.status == "undecided" or "unsound" in statuses:
+                statuses = (statuses - {"unsound"}) | {"undecided"}   # the oracle disagreed
         if "unsound" in statuses:
             return AuditVerdict.UNSOUND
         if "not attained" in statuses:
             return AuditVerdict.WRONG
         if "undecided" in statuses:
             return AuditVerdict.UNDECIDED
-        if statuses == {"tight"}:
+        if statuses - {"circular"} <= {"tight"} and "tight" in statuses:
             return AuditVerdict.TIGHT
         return AuditVerdict.LOOSE
 
     @property
+    def independent(self) -> int:
+        """The points that are evidence (not circular)."""
+        return sum(p.status != "circular" for p in self.points)
+
+    @property
     def ratios(self) -> list[float]:
-        return [p.ratio for p in self.points if p.ratio is not None and math.isfinite(p.ratio)]
+        return [p.ratio for p in self.points if p.ratio is not None and math.isfinite(p.ratio)
+                and p.status != "circular"]
 
     @property
     def largest_ratio(self) -> float | None:
@@ -185,10 +232,9 @@ class EntryResult:
 
     @property
     def smallest_ratio(self) -> tuple[float, dict] | None:
-        """For an unsound entry, the smallest ratio ``claim / construction``
-        (:attr:`PointResult.construction_ratio`) over its unsound points and the point where it
-        occurs (the witness's): the most damning point, not the least. ``None`` for any other
-        entry."""
+        """For an unsound entry, the ratio ``claim / construction``
+        (:attr:`PointResult.construction_ratio`) at its witness, and the witness's point: the
+        most damning point found (then shrunk to a simple one). ``None`` for any other entry."""
         witness = self.witness
         if witness is None or witness.status != "unsound":
             return None
@@ -196,11 +242,13 @@ class EntryResult:
 
     @property
     def witness(self) -> PointResult | None:
-        """The unsound point where the claim falls furthest below the construction (the point
-        of :attr:`smallest_ratio`), or, for a wrong equality, the point where it exceeds the
-        exact value most."""
+        """The settled witness if it is unsound; else the grid's unsound point where the claim
+        falls furthest below the construction, or, for a wrong equality, the point where it
+        exceeds the exact value most."""
+        if self.settled is not None and self.settled.status == "unsound":
+            return self.settled
         unsound = [p for p in self.points if p.status == "unsound"]
-        if unsound:
+        if unsound and self.settled is None:
             return min(unsound, key=lambda p: p.construction_ratio)
         wrong = [p for p in self.points if p.status == "not attained"]
         return max(wrong, key=lambda p: p.ratio or 0.0, default=None)

@@ -1,0 +1,21 @@
+"""Mutant of dwork-roth-2014-group-adp: (kε, e^{(k−1)ε} δ), the factor k on δ dropped."""
+
+import math
+from dataclasses import replace
+
+from otbound.audit.catalog import catalogue_entry
+from otbound.numerics.mechanisms import gaussian
+from otbound.numerics.one_step import adp
+from otbound.numerics.settings import Subsampling
+
+
+def claimed(point) -> float:
+    k = int(point["group"])
+    single = point["epsilon"] / k
+    delta = adp(Subsampling("poisson", rate=point["rate"], group=1), gaussian(point["sigma"]),
+                "tight", [single])[0].value
+    return math.exp((k - 1) * single) * delta
+
+
+_, _BASE = catalogue_entry("dwork-roth-2014-group-adp")
+CLAIM = replace(_BASE, name="mutant-group-delta", claimed=claimed, path=None)

@@ -1,0 +1,98 @@
+"""The audit searches each claim's domain (issue 27): domains as data, the search, circular
+points, and mutants — audit files outside the catalogue — that the search must catch."""
+
+from pathlib import Path
+
+import pytest
+
+from otbound.audit.catalog import catalogue_entry, load_claim_file
+from otbound.audit.domain import Condition, Domain, choice, integer, real
+from otbound.audit.judge import run_audits
+from otbound.audit.search import search_domain
+from otbound.audit.verdict import AuditVerdict
+from otbound.errors import InvalidSpecification
+
+MUTANTS = Path(__file__).with_name("audit_mutants")
+
+
+def _audited(claim_path: Path):
+    claim = load_claim_file(claim_path)
+    (result,) = run_audits([(claim_path, claim)], workers=1)
+    return result
+
+
+def test_a_domain_maps_the_unit_cube_onto_its_parameters():
+    domain = Domain((real("rate", 1e-4, 1.0), integer("alpha", 2, 64), choice("group", 2, 4, 8),
+                     real("theta", 0.0, 1.0, log=False)),
+                    (Condition("alpha ≥ 4 group", lambda p: p["alpha"] >= 4 * p["group"]),))
+    corner = domain.point([0.0, 0.0, 0.0, 0.0])
+    assert corner == {"rate": 1e-4, "alpha": 2.0, "group": 2.0, "theta": 0.0}
+    middle = domain.point([0.5, 0.5, 0.5, 0.5])
+    assert middle["rate"] == pytest.approx(1e-2) and middle["alpha"] == 11.0
+    assert middle["group"] == 4.0 and middle["theta"] == 0.5
+    assert not domain.contains(corner)                           # the condition fails
+    assert domain.contains({**corner, "alpha": 8.0})
+    assert not domain.contains({**corner, "alpha": 8.5})         # not an integer
+    assert not domain.contains({**corner, "alpha": 8.0, "group": 3.0})
+    assert "alpha ≥ 4 group" in domain.text and "integer alpha ∈ [2, 64]" in domain.text
+
+
+def test_a_grid_point_outside_the_domain_is_refused():
+    path, claim = catalogue_entry("zhu-wang-2019-tight")
+    from dataclasses import replace
+
+    with pytest.raises(InvalidSpecification, match="outside its domain"):
+        replace(claim, points=({"sigma": 1.0, "rate": 0.1, "alpha": 2.5},))
+
+
+def test_the_search_descends_across_a_condition_to_the_minimum():
+    """A minimum on a condition's boundary that moves with an integer parameter (as Abadi et
+    al.'s ``λ ≤ σ² ln(1/(qσ))``) is reached by repaired moves, then shrunk to few digits."""
+    domain = Domain((real("x", 0.01, 1.0), integer("k", 1, 20)),
+                    (Condition("x ≤ 1/k", lambda p: p["x"] <= 1 / p["k"]),))
+
+    def objective(point):
+        return 1.5 - point["x"] - 0.001 * point["k"]   # best at x = 1/k, k = 1
+
+    found = search_domain("toy", domain, objective, seeds=[({"x": 0.05, "k": 20.0}, 1.43)])
+    assert found.violated
+    assert found.at["k"] == 1.0 and found.at["x"] == pytest.approx(1.0, rel=0.02)
+    assert len(f"{found.at['x']:g}") <= 4                    # shrunk to a simple value
+    assert found.evaluations <= domain.budget + 3 * 2
+
+
+def test_the_search_finds_abadis_leading_term_unsound_inside_its_stated_domain():
+    """The grid (σ ∈ {1, 2, 4}, q ∈ {0.001, 0.01, 0.05}, λ ∈ {1, 2, 4, …}) says sound; at
+    σ = 1, q ≈ 0.05, λ = 3 (inside q < 1/(16σ) and λ ≤ σ² ln(1/(qσ))) the leading term is
+    below the exact value (dp_accounting's too)."""
+    from dp_accounting.rdp.rdp_privacy_accountant import (
+        _compute_rdp_poisson_subsampled_gaussian as exact)
+
+    path, _ = catalogue_entry("abadi-2016-lemma-3-leading-term")
+    result = _audited(path)
+    assert {p.status for p in result.points} == {"sound"}
+    assert result.verdict is AuditVerdict.UNSOUND
+    witness = result.witness
+    assert result.claim.domain.contains(witness.point)
+    point = witness.point
+    theirs = exact(point["rate"], point["sigma"], [point["alpha"]])[0]
+    assert witness.claimed < theirs * 0.97 and witness.confirmed >= theirs * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("mutant, grid_catches", [("zhu_wang_term_scaled.py", True),
+                                                  ("zhu_wang_fractional_orders.py", False),
+                                                  ("dwork_roth_without_k.py", True)])
+def test_mutants_are_reported_unsound_with_a_confirmed_witness(mutant, grid_catches):
+    result = _audited(MUTANTS / mutant)
+    assert result.verdict is AuditVerdict.UNSOUND
+    assert (result.count("unsound") > 0) == grid_catches
+    assert result.witness.confirmed is not None
+    assert result.witness.claimed < result.witness.confirmed
+    assert result.claim.domain.contains(result.witness.point)
+
+
+def test_a_correct_claim_restated_is_not_reported_unsound():
+    result = _audited(MUTANTS / "zhu_wang_restated.py")
+    assert result.verdict is AuditVerdict.TIGHT
+    assert result.search is not None and not result.search.violated
+    assert result.search.smallest >= 1 - 1e-9 and result.search.evaluations >= 60
