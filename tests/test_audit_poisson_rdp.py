@@ -85,4 +85,4 @@ def test_a_weight_scaled_by_098_is_unsound_with_a_confirmed_witness():
     assert judged[0].verdict is AuditVerdict.TIGHT
     assert judged[1].verdict is AuditVerdict.UNSOUND
     witness = judged[1].witness
-    assert witness.confirmed > witness.claimed and "rate = 0.1" in witness.witness
+    assert witness.confirmed > witness.claimed and "probability 0.1" in str(witness.witness)

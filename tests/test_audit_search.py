@@ -121,3 +121,64 @@ def test_the_entries_on_other_mechanisms_hold_their_verdicts_over_the_domain(nam
     assert not result.search.violated and result.search.smallest >= 1 - 1e-4
     if verdict is AuditVerdict.LOOSE:
         assert result.largest_ratio > 1.1
+
+
+@pytest.mark.parametrize("setting, mechanism", [
+    (dict(rate=0.1, group=2), "gaussian"), (dict(rate=0.3, insertions=1, removals=2), "gaussian"),
+    (dict(rate=0.2, group=1), "randomized_response")])
+def test_a_poisson_witness_is_datasets_whose_batches_give_its_outputs(setting, mechanism):
+    """Issue 27: the witness as data — enumerate every Poisson batch of the two datasets it
+    lists, apply its f and the mechanism: the output distributions are the reference's pair,
+    whose divergence is the lower end."""
+    import itertools
+    import math
+
+    from otbound.audit.references import subsampled
+    from otbound.choices import Quantity
+    from otbound.numerics.mechanisms import gaussian, randomized_response
+    from otbound.numerics.pairs import FinitePair
+    from otbound.numerics.settings import Subsampling
+
+    built = Subsampling("poisson", **setting)
+    base = gaussian(1.5) if mechanism == "gaussian" else randomized_response(0.8)
+    reference = subsampled(built, base, Quantity.RDP, 3.0)
+    witness = reference.witness
+    assert witness.x or witness.x_prime
+
+    def outputs(records, values):
+        """{f(y): P[batch y]} over every batch of ``records`` (Poisson at the rate)."""
+        found = {}
+        for kept in itertools.product((0, 1), repeat=len(records)):
+            weight = math.prod(built.rate if k else 1 - built.rate for k in kept)
+            value = values[sum(kept)] + 0.0
+            found[value] = found.get(value, 0.0) + weight
+        return found
+
+    on_x, on_x_prime = (outputs(records, values) for records, values
+                        in zip((witness.x, witness.x_prime), witness.by_count))
+    pair = _worst_pair(built, base, witness)
+    if isinstance(pair, FinitePair):   # randomized response on the bit f(y)
+        def bits(found):
+            one = sum(w for v, w in found.items() if v == 1.0)
+            theta = base.theta
+            return [one * (1 - theta) + (1 - one) * theta, one * theta + (1 - one) * (1 - theta)]
+        assert bits(on_x) == pytest.approx(list(pair.p), rel=1e-12)
+        assert bits(on_x_prime) == pytest.approx(list(pair.q), rel=1e-12)
+    else:
+        for found, means, logs in ((on_x, pair.p_means, pair.p_log_weights),
+                                   (on_x_prime, pair.q_means, pair.q_log_weights)):
+            listed = {m + 0.0: math.exp(w) for m, w in zip(means, logs)}
+            assert found.keys() == listed.keys()
+            for value, weight in found.items():
+                assert weight == pytest.approx(listed[value], rel=1e-12)
+
+
+def _worst_pair(setting, mechanism, witness):
+    """The pair behind the witness: the case its source names, the outputs it prints."""
+    from otbound.audit.references import _named_cases, _pair_text
+
+    for where, _, terms in _named_cases(setting):
+        for pair, _ in mechanism.worst_components(terms[0].problem):
+            if witness.source.startswith(where) and witness.outputs == _pair_text(pair):
+                return pair
+    raise AssertionError("no case named by the witness")

@@ -23,6 +23,31 @@ TIGHT_BRACKET = 1e-8
 
 
 @dataclass(frozen=True)
+class Witness:
+    """A construction as data: two neighbouring datasets (their records), how batches are drawn,
+    the function ``f`` on batches, the mechanism, and the two output distributions."""
+
+    x: tuple[str, ...]
+    x_prime: tuple[str, ...]
+    sampling: str
+    function: str
+    mechanism: str
+    outputs: str
+    source: str = ""
+    """Which worst case the construction is (a derivation's case, a theorem)."""
+    by_count: tuple[tuple[float, ...], tuple[float, ...]] | None = None
+    """Where ``f`` depends only on how many of a side's own records (those the other side
+    lacks) the batch holds: its values by that count, on ``x``'s batches and on ``x'``'s."""
+
+    def __str__(self) -> str:
+        def records(side: tuple[str, ...]) -> str:
+            return "{" + ", ".join(side) + "}"
+        return (f"x = {records(self.x)}, x' = {records(self.x_prime)} ({self.source}); "
+                f"batches: {self.sampling}; f(y) = {self.function}; mechanism: {self.mechanism}; "
+                f"outputs {self.outputs}")
+
+
+@dataclass(frozen=True)
 class Reference:
     """otbound's knowledge of the quantity at one point.
 
@@ -35,7 +60,7 @@ class Reference:
 
     upper: float | None
     lower: float | None
-    witness: str = ""
+    witness: Witness | str = ""
     confirm: Callable[[], float] | None = field(default=None, compare=False)
     published: str = ""
     """The published bound that ``upper`` is, where otbound's smallest bound at the point is

@@ -6,9 +6,11 @@ by ``otbound audit --all --markdown``, never typed in.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
+from otbound.audit.claims import Witness
 from otbound.audit.verdict import AuditVerdict, EntryResult, PointResult
 from otbound.optional import optional_module
 
@@ -123,7 +125,14 @@ def _entry_json(result: EntryResult) -> dict:
 def _point_json(point: PointResult) -> dict:
     return {"point": point.point, "claimed": point.claimed, "upper": point.upper,
             "lower": point.lower, "status": point.status, "ratio": point.ratio,
-            "confirmed": point.confirmed, "witness": point.witness or None}
+            "confirmed": point.confirmed, "witness": _witness_json(point.witness)}
+
+
+def _witness_json(witness) -> dict | str | None:
+    """A construction as data (its fields), or its description where it has only one."""
+    if isinstance(witness, Witness):
+        return dataclasses.asdict(witness) | {"text": str(witness)}
+    return witness or None
 
 
 def to_markdown(results: list[EntryResult], plots: dict[str, str]) -> str:

@@ -17,10 +17,10 @@ import math
 
 import numpy as np
 
-from otbound.audit.claims import Reference
-from otbound.choices import Quantity
+from otbound.audit.claims import Reference, Witness
+from otbound.choices import Quantity, SchemeKind
 from otbound.errors import UnsupportedOperation
-from otbound.numerics.mechanisms import Mechanism
+from otbound.numerics.mechanisms import Mechanism, describe
 from otbound.numerics.pairs import FinitePair, MixturePair
 from otbound.numerics.settings import Subsampling
 
@@ -54,10 +54,10 @@ def subsampled(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
 
     candidates = []
     try:
-        for where, terms in _named_cases(setting):
+        for where, shape, terms in _named_cases(setting):
             if len(terms) != 1:   # a mixture over constraint profiles: no single construction
                 raise UnsupportedOperation("several constraint profiles")
-            candidates += [(pair, values, where)
+            candidates += [(pair, values, (where, shape))
                            for pair, values in mechanism.worst_components(terms[0].problem)]
     except UnsupportedOperation:   # no tight solver: otbound's bound only
         candidates = []
@@ -83,7 +83,7 @@ def subsampled(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
     lower = math.nextafter(bound.value - 2 * bound.error, -math.inf)
     scale = 1 / (at - 1) if quantity is Quantity.RDP else 1.0
     return Reference(upper * scale, max(lower, 0.0) * scale,
-                     _witness(setting, where, mechanism, pair, values),
+                     _witness(setting, *where, mechanism, pair, values),
                      lambda: _precise(pair, quantity, at) * scale)
 
 
@@ -121,20 +121,24 @@ def _precise(pair, quantity: Quantity, at: float) -> float:
 
 
 def _named_cases(setting: Subsampling):
-    """``(where, terms)`` for every case of the setting's bundled derivations, ``where`` naming
-    the derivation, its structural parameters and the case."""
+    """``(where, structural, terms)`` for every case of the setting's bundled derivations,
+    ``where`` naming the derivation, its structural parameters and the case."""
     from otbound.numerics.derived import bundled, evaluate
 
     for name, structural in setting.derivations():
         derived = bundled(name, **structural)
         shown = ", ".join(f"{k} = {v}" for k, v in structural.items())
         for case, terms in zip(derived.cases, evaluate(derived, setting.values())):
-            yield f"{name} ({shown}), case {case.name}", terms
+            yield f"{name} ({shown}), case {case.name}", dict(structural), terms
 
 
-def _witness(setting: Subsampling, where: str, mechanism: Mechanism, pair,
-             values: np.ndarray) -> str:
-    """The construction in words: the datasets, ``f``, and the output distributions."""
+def _witness(setting: Subsampling, where: str, structural: dict, mechanism: Mechanism, pair,
+             values: np.ndarray) -> Witness | str:
+    """The construction: as data (:class:`Witness`) for Poisson subsampling's cases of 003
+    Thm. 3.7, else in words (the datasets, ``f``, and the output distributions)."""
+    if setting.scheme is SchemeKind.POISSON and {"K_plus", "K_minus"} <= structural.keys():
+        return _poisson_witness(setting, where, structural["K_minus"], structural["K_plus"],
+                                mechanism, pair, [float(v) for v in values])
     shown = ", ".join(f"{v:.6g}" for v in np.asarray(values, dtype=float))
     described = ", ".join(f"{k} = {v}" for k, v in setting.describe().items())
     return (f"neighbouring datasets of {where} ({described}; N large enough to hold every "
@@ -143,10 +147,35 @@ def _witness(setting: Subsampling, where: str, mechanism: Mechanism, pair,
             f"(worst case: {mechanism.worst_case_source})")
 
 
+def _poisson_witness(setting: Subsampling, where: str, removed: int, inserted: int,
+                     mechanism: Mechanism, pair, values: list[float]) -> Witness:
+    """003 Thm. 3.7's case ``(K₊, K₋)`` under Poisson subsampling as datasets: ``x`` holds the
+    ``K₋`` records ``r_i`` that ``x'`` lacks, ``x'`` the ``K₊`` records ``i_j`` that ``x`` lacks
+    (records common to both change nothing and are left out); the mixture's component ``k``
+    on either side is the event that the batch holds ``k`` of them, and ``f`` takes the
+    construction's value there (the empty batch is one event of both sides)."""
+    on_x, on_x_prime = values[:removed + 1], values[removed + 1:]
+
+    def table(side: list[float], records: str) -> str:
+        shown = ", ".join(f"{v + 0.0:.6g}" for v in side)   # + 0.0: no "-0"
+        return f"({shown}) on batches holding 0, 1, … of {records}"
+
+    function = f"{table(on_x, 'the r_i')} (y ⊆ x); {table(on_x_prime, 'the i_j')} (y ⊆ x')"
+    described = dict(describe(mechanism))
+    name = described.pop("mechanism", mechanism.name)
+    described = f"{name} ({', '.join(f'{k} = {v}' for k, v in described.items())})"
+    return Witness(tuple(f"r{i}" for i in range(1, removed + 1)),
+                   tuple(f"i{j}" for j in range(1, inserted + 1)),
+                   f"Poisson, each record kept with probability {setting.rate:g}", function,
+                   described, _pair_text(pair),
+                   f"{where}; worst case: {mechanism.worst_case_source}",
+                   (tuple(on_x), tuple(on_x_prime)))
+
+
 def _pair_text(pair) -> str:
     if isinstance(pair, MixturePair):
         def side(means, logs):
-            return " + ".join(f"{math.exp(w):.6g}·D({m:.6g})" for m, w in zip(means, logs))
+            return " + ".join(f"{math.exp(w):.6g}·D({m + 0.0:.6g})" for m, w in zip(means, logs))
         return (f"P = {side(pair.p_means, pair.p_log_weights)}, Q = "
                 f"{side(pair.q_means, pair.q_log_weights)} with {pair.family.name} scale "
                 f"{pair.scale:.6g}")

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from otbound.audit.blame import call_entry
-from otbound.audit.claims import Claim, Point, Reference
+from otbound.audit.claims import Claim, Point, Reference, Witness
 from otbound.audit.references import constructions_only
 from otbound.audit.search import SearchOutcome
 from otbound.errors import AuditFileError, UnsupportedOperation
@@ -68,7 +68,7 @@ class PointResult:
     upper: float | None
     lower: float | None
     status: str
-    witness: str = ""
+    witness: Witness | str = ""
     confirmed: float | None = None
     """The witness's divergence recomputed by the high-precision oracle (unsound points)."""
 
