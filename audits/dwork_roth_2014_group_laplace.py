@@ -2,25 +2,15 @@
 Poisson subsampled Laplace mechanism's tight K = 1 profile (the Gaussian entry's statement
 with another base)."""
 
-import math
+import runpy
+from pathlib import Path
 
-from otbound.audit.claims import Claim, Point, grid
+from otbound.audit.claims import Claim, grid
 from otbound.audit.domain import Domain, integer, real
-from otbound.audit.references import subsampled
 from otbound.choices import Quantity
 from otbound.numerics.mechanisms import laplace
-from otbound.numerics.one_step import adp
-from otbound.numerics.settings import Subsampling
 
-
-def claimed(point: Point) -> float:
-    """``δ_k(kε₁) ≤ k e^{(k−1)ε₁} δ_1(ε₁)`` with ``ε₁ = ε/k``, ``ε`` the point's."""
-    k = int(point["group"])
-    single = point["epsilon"] / k
-    delta = adp(Subsampling("poisson", rate=point["rate"], group=1), laplace(point["scale"]),
-                "tight", [single])[0].value
-    return k * math.exp((k - 1) * single) * delta
-
+_GAUSSIAN = runpy.run_path(str(Path(__file__).with_name("dwork_roth_2014_group.py")))
 
 CLAIM = Claim(
     name="dwork-roth-2014-group-adp-laplace",
@@ -34,9 +24,8 @@ CLAIM = Claim(
                   stated="k ≥ 1, ε ≥ 0"),
     quantity=Quantity.ADP,
     points=grid(scale=[1.0, 2.0], rate=[0.01, 0.1], group=[2, 4], epsilon=[0.1, 1.0]),
-    claimed=claimed,
-    reference=lambda p: subsampled(Subsampling("poisson", rate=p["rate"], group=int(p["group"])),
-                                   laplace(p["scale"]), Quantity.ADP, p["epsilon"]),
+    claimed=lambda p: _GAUSSIAN["group_bound"](p, laplace(p["scale"])),
+    reference=lambda p: _GAUSSIAN["group_reference"](p, laplace(p["scale"])),
     series=("scale", "rate", "group"),
     note="Against otbound's tight group profile of the Poisson subsampled Laplace mechanism.",
 )

@@ -2,24 +2,15 @@
 2^c, when α ≥ 2^{c+1}), applied to the tight K = 1 curve of the Poisson subsampled Laplace
 mechanism (the Gaussian entry's statement with another base)."""
 
-import math
+import runpy
+from pathlib import Path
 
-from otbound.audit.claims import Claim, Point, grid
+from otbound.audit.claims import Claim, grid
 from otbound.audit.domain import Domain, choice, real
-from otbound.audit.references import subsampled
 from otbound.choices import Quantity
 from otbound.numerics.mechanisms import laplace
-from otbound.numerics.one_step import rdp
-from otbound.numerics.settings import Subsampling
 
-
-def claimed(point: Point) -> float:
-    """``ε_K(β) ≤ 3^c ε_1(2^c β)`` with ``K = 2^c`` and ``β = α/2^c ≥ 2`` the claimed order."""
-    group = int(point["group"])
-    single = rdp(Subsampling("poisson", rate=point["rate"], group=1), laplace(point["scale"]),
-                 "tight", [group * point["alpha"]])[0].value
-    return 3 ** round(math.log2(group)) * single
-
+_GAUSSIAN = runpy.run_path(str(Path(__file__).with_name("mironov_2017_group.py")))
 
 CLAIM = Claim(
     name="mironov-2017-group-rdp-laplace",
@@ -32,9 +23,8 @@ CLAIM = Claim(
                   stated="K = 2^c, claimed order α/2^c ≥ 2 (Prop. 2 needs α ≥ 2^{c+1})"),
     quantity=Quantity.RDP,
     points=grid(scale=[1.0, 2.0], rate=[0.01, 0.1], group=[2, 4], alpha=[2.0, 8.0, 32.0]),
-    claimed=claimed,
-    reference=lambda p: subsampled(Subsampling("poisson", rate=p["rate"], group=int(p["group"])),
-                                   laplace(p["scale"]), Quantity.RDP, p["alpha"]),
+    claimed=lambda p: _GAUSSIAN["group_bound"](p, laplace(p["scale"])),
+    reference=lambda p: _GAUSSIAN["group_reference"](p, laplace(p["scale"])),
     series=("scale", "rate", "group"),
     note="The point's alpha is the claimed order α/2^c; the K = 1 curve is read at 2^c times "
          "it. Against otbound's tight group curve of the Poisson subsampled Laplace mechanism.",
