@@ -52,7 +52,8 @@ CLAIM = Claim(
         (Condition("q < 1/(16σ)", lambda p: p["rate"] < 1 / (16 * p["sigma"])),
          Condition("integer λ = α − 1 with 1 ≤ λ ≤ σ² ln(1/(qσ))",
                    lambda p: in_domain(p["sigma"], p["rate"], int(p["alpha"]) - 1))),
-                  stated="σ ≥ 1, q < 1/(16σ), integer λ with 1 ≤ λ ≤ σ² ln(1/(qσ)); the point's α is λ + 1"),
+        stated="σ ≥ 1, q < 1/(16σ), integer λ with 1 ≤ λ ≤ σ² ln(1/(qσ)); the point's α is "
+               "λ + 1"),
     quantity=Quantity.RDP,
     points=POINTS,
     claimed=claimed,

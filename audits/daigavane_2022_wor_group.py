@@ -46,8 +46,8 @@ CLAIM = Claim(
     setting="q of N records (the nodes' subgraphs) drawn without replacement; neighbouring "
             "datasets differ in K records (001 Eq. (8)); Gaussian mechanism with sensitivity 1 "
             "per substituted record, noise σ",
-    domain=Domain((integer("batch_size", 1, 200), fixed("dataset_size", 1000), integer("group", 1, 16),
-                   real("sigma", 0.5, 16.0), integer("alpha", 2, 64)),
+    domain=Domain((integer("batch_size", 1, 200), fixed("dataset_size", 1000),
+                   integer("group", 1, 16), real("sigma", 0.5, 16.0), integer("alpha", 2, 64)),
                   (Condition("1 ≤ K ≤ q < N", lambda p: p["group"] <= p["batch_size"]
                              < p["dataset_size"]),),
                   stated="α > 1, 1 ≤ K ≤ q < N"),

@@ -42,7 +42,8 @@ CLAIM = Claim(
     setting="Poisson subsampling at rate γ, insertion/removal of one element; Gaussian mechanism "
             "with sensitivity 1, ε(l) = l/(2σ²)",
     domain=Domain((real("sigma", 0.3, 20.0), real("rate", 1e-4, 0.9), integer("alpha", 2, 256)),
-                  stated="integer α ≥ 2, γ ∈ (0, 1); mechanisms meeting the χ^l condition of Thm. 8 (Gaussian)"),
+                  stated="integer α ≥ 2, γ ∈ (0, 1); mechanisms meeting the χ^l condition of "
+                         "Thm. 8 (Gaussian)"),
     quantity=Quantity.RDP,
     points=grid(sigma=[0.8, 2.0, 5.0], rate=[0.01, 0.1, 0.3], alpha=[2, 3, 8, 32]),
     claimed=claimed,

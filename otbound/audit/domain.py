@@ -24,9 +24,9 @@ Point = Mapping[str, float]
 
 @dataclass(frozen=True)
 class Span:
-    """The range of one parameter of a claim: ``low ≤ value ≤ high``, an integer if ``integer``, searched
-    on a log scale if ``log`` (positive ranges spanning decades), else linearly; or one of
-    ``values`` (a finite set, searched in its order)."""
+    """The range of one parameter of a claim: ``low ≤ value ≤ high``, an integer if
+    ``integer``, searched on a log scale if ``log`` (positive ranges spanning decades), else
+    linearly; or one of ``values`` (a finite set, searched in its order)."""
 
     name: str
     low: float

@@ -3,9 +3,9 @@
 A task is one point of one entry (named by the entry file's path and the point's index), or,
 in the second round, one entry's search of its domain, seeded by its grid's ratios, and the
 confirmation of its witness by the high-precision oracle (:func:`settle_task`). Tasks are plain
-data, so that they run anywhere the file can be read: in this process (``workers=1``), in local processes
-(the default, one per core), or on a Dask distributed cluster (``scheduler=ADDRESS``, or a
-``distributed.Client``; the optional extra ``otbound[dask]``).
+data, so that they run anywhere the file can be read: in this process (``workers=1``), in local
+processes (the default, one per core), or on a Dask distributed cluster
+(``scheduler=ADDRESS``, or a ``distributed.Client``; the optional extra ``otbound[dask]``).
 
 An entry's error (:class:`~otbound.errors.AuditFileError`, raised where the point runs:
 :func:`otbound.audit.verdict.judge_point`) is a plain exception with its message, so it comes

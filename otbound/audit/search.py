@@ -14,8 +14,9 @@ unit cube (log coordinates for parameters that span decades):
    Hypothesis shrinks an example, so that the witness reads as a setting a person would write
    down.
 
-The budget (:attr:`Domain.budget`) counts evaluations of the reference, seeds not counted. Only the final witness goes through the
-high-precision oracle (:func:`otbound.audit.verdict.judge_point`).
+The budget (:attr:`Domain.budget`) counts evaluations of the reference, seeds not counted.
+Only the final witness goes through the high-precision oracle
+(:func:`otbound.audit.verdict.judge_point`).
 """
 
 from __future__ import annotations
