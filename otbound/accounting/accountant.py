@@ -21,6 +21,7 @@ from otbound.choices import Accountant, Conversion
 from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
 from otbound.numerics.limits import DISCRETISATION_RANGE, MAX_EPSILON, show
 from otbound.numerics.one_step import branches_delta
+from otbound.numerics.three_point import certifying_orders
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def _rdp_guarantee(steps: list[Step], curve, delta: float | None, epsilon: float
              if rdp.sharpenable(steps) else None)
     while hoped is not None:
         hope = finish(hoped)
-        order = rdp.certifying_order(hope.details["order"])
+        order = int(certifying_orders(hope.details["order"])[0])
         if (order in done or order not in rdp.CERTIFIABLE
                 or _answer(hope, delta) >= min(beat, _answer(guarantee, delta))):
             break

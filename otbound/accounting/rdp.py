@@ -15,7 +15,8 @@ from otbound.choices import Conversion
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.one_step import cases_log_psi
 from otbound.numerics.renyi import check_orders
-from otbound.numerics.three_point import MAX_ORDER, ThreePointMaximum
+from otbound.numerics.three_point import (MAX_ORDER, ThreePointMaximum,
+                                          certifying_orders)
 
 DEFAULT_ORDERS = np.concatenate([[1.01, 1.02, 1.03, 1.04, 1.05, 1.06, 1.08],
                                  1 + np.arange(1, 100) / 10, np.arange(11, 64),
@@ -85,15 +86,10 @@ CERTIFIABLE = frozenset(range(2, MAX_ORDER + 1))
 """The integer orders at which :func:`sharpened` can certify three-point maxima."""
 
 
-def certifying_order(order: float) -> int:
-    """The integer order whose certificate bounds ``order`` (:func:`bounded_by`)."""
-    return max(math.ceil(order), 2)
-
-
 def bounded_by(orders: np.ndarray, integers: set[int]) -> np.ndarray:
     """Which ``orders`` a certificate at one of the ``integers`` ``n`` bounds: those in
     ``(n − 1, n]`` (ε(α) never decreases), and those ≤ 2 by ``n = 2``."""
-    return np.isin(np.maximum(np.ceil(orders), 2), list(integers))
+    return np.isin(certifying_orders(orders), list(integers))
 
 
 def sharpenable(steps: list[Step]) -> bool:

@@ -18,7 +18,7 @@ from otbound.numerics.mechanisms import Mechanism, describe
 from otbound.numerics.one_step import Branch, solved, tight_branches
 from otbound.numerics.settings import Subsampling
 from otbound.numerics.solvers import Basis
-from otbound.numerics.three_point import ThreePointMaximum
+from otbound.numerics.three_point import enclosed
 
 StepCase = tuple[Branch, ...]
 
@@ -68,10 +68,7 @@ def _renyi_cases(setting, mechanism: Mechanism) -> tuple[StepCase, ...] | None:
     """The cases of the setting's Rényi solvers, where one of their pairs is a certified
     three-point maximum (known only by its Rényi divergence)."""
     branches, _ = solved(setting, mechanism, Quantity.RDP)
-    if any(isinstance(pair, ThreePointMaximum)
-           for case in branches for _, pairs in case for pair in pairs):
-        return tuple(tuple(case) for case in branches)
-    return None
+    return tuple(tuple(case) for case in branches) if enclosed(branches) else None
 
 
 def prop_e5_step(setting: Subsampling, mechanism: Mechanism, count: int) -> Step:

@@ -98,8 +98,7 @@ def judge_point(claim: Claim, point: Point, confirm: bool = True) -> PointResult
     The entry's callables are user code: whatever they raise is an :class:`AuditFileError`
     naming the entry, the point and the failure, unless otbound's own reference code raised it
     (:mod:`otbound.audit.blame`)."""
-    claimed = _number(claim, "its formula", point,
-                      call_entry(claim, "its formula", point, claim.claimed, point))
+    claimed = _claimed(claim, point)
     try:
         reference = call_entry(claim, "its reference", point, claim.reference, point,
                                passes=(UnsupportedOperation,))
@@ -133,8 +132,7 @@ def construction_ratio(claim: Claim, point: Point) -> float | None:
     """``claim / lower`` at ``point`` — the search's objective — computing only what a
     construction gives (:func:`~otbound.audit.references.constructions_only`); ``None`` where
     there is none."""
-    claimed = _number(claim, "its formula", point,
-                      call_entry(claim, "its formula", point, claim.claimed, point))
+    claimed = _claimed(claim, point)
     try:
         with constructions_only():
             reference = call_entry(claim, "its reference", point, claim.reference, point,
@@ -145,6 +143,12 @@ def construction_ratio(claim: Claim, point: Point) -> float | None:
             or reference.lower < SEARCHED_FROM:
         return None
     return claimed / reference.lower
+
+
+def _claimed(claim: Claim, point: Point) -> float:
+    """The claim's formula at ``point`` (its failures are the entry's)."""
+    return _number(claim, "its formula", point,
+                   call_entry(claim, "its formula", point, claim.claimed, point))
 
 
 def _confirmed(claim: Claim, point: Point, reference: Reference) -> float | None:

@@ -32,7 +32,6 @@ from otbound.numerics.compiled_bound import (CompiledCase, CompiledProblem, Deri
 from otbound.numerics.limits import show
 from otbound.numerics.problems import NumericProblem, Term
 from otbound.numerics.solvers import Basis, How, solve
-from otbound.numerics.three_point import ThreePointMaximum
 
 if TYPE_CHECKING:
     from otbound.engine.derivation import Derivation
@@ -491,8 +490,7 @@ def solved_cases(cases: list[list[Term]], mechanism,
             branches.append((log_probability, solution.pairs))
         solved.append(branches)
     if not agnostic and not relaxed:
-        if any(isinstance(pair, ThreePointMaximum)
-               for branches in solved for _, pairs in branches for pair in pairs):
+        if three_point.enclosed(solved):
             return solved, How(Basis.TIGHT, f"tight: {three_point.BASIS}")
         return solved, How(Basis.TIGHT, f"tight: the worst case of the {mechanism.name} "
                                         f"mechanism ({mechanism.worst_case_source})")

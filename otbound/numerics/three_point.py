@@ -688,26 +688,29 @@ class ThreePointMaximum:
 
     def covers(self, alphas) -> np.ndarray:
         """Which orders the certificate is computed for (``⌈α⌉ ≤`` :data:`MAX_ORDER`)."""
-        return np.ceil(np.atleast_1d(np.asarray(alphas, dtype=float))) <= MAX_ORDER
+        return certifying_orders(alphas) <= MAX_ORDER
 
     def log_psi(self, alphas) -> Bounds:
-        """``log Ψ_α`` bounded by the certificate at ``⌈α⌉`` (``ε(α)`` never decreases in
-        ``α``): upper end of the enclosure, and its lower end as the estimate."""
+        """``log Ψ_α`` bounded by the enclosure of ``ε`` at ``⌈α⌉`` (:func:`certifying_orders`):
+        its upper end, and its lower end as the estimate."""
         alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
-        orders = np.maximum(np.ceil(alphas), 2).astype(int)
+        orders = certifying_orders(alphas)
         if orders.max() > MAX_ORDER:
             raise UnsupportedOperation(
                 f"the certified three-point solver (001 Thm. 3.6, Gaussian) covers orders up to "
                 f"{MAX_ORDER}; got {orders.max()}: use method='agnostic' for larger orders")
-        try:
-            found = {n: cached_certificate(self.w, int(n), self.sigma).epsilon
-                     for n in np.unique(orders)}
-        except RuntimeError as error:
-            raise UnsupportedOperation(f"{error}: use method='agnostic'") from error
+        found = {n: self.epsilon(int(n)) for n in np.unique(orders)}
         scale = alphas - 1
         upper = np.array([found[n][1] for n in orders]) * scale * (1 + 2 * EPS)
         return Bounds(np.nextafter(upper, math.inf),
                       np.array([found[n][0] for n in orders]) * scale)
+
+    def epsilon(self, order: int) -> tuple[float, float]:
+        """The certified enclosure of ``ε`` at the integer ``order``."""
+        try:
+            return cached_certificate(self.w, order, self.sigma).epsilon
+        except RuntimeError as error:
+            raise UnsupportedOperation(f"{error}: use method='agnostic'") from error
 
     def estimated(self) -> "ThreePointEstimate":
         """This maximum estimated from below, in milliseconds (to decide whether a certificate
@@ -721,15 +724,24 @@ class ThreePointEstimate(ThreePointMaximum):
     equilateral and removal configurations (fast evaluation, less its error estimate), at
     ``⌈α⌉`` as the certificate is used. Not a bound: nothing reports it."""
 
-    def log_psi(self, alphas) -> Bounds:
-        alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
-        orders = np.maximum(np.ceil(alphas), 2).astype(int)
-        found = {n: max(value - error for value, error in
-                        (triangle_log_psi(t, float(self.w), int(n), self.sigma)
-                         for t in (EQUILATERAL, REMOVAL)))
-                 for n in np.unique(orders)}
-        values = np.array([found[n] for n in orders]) * (alphas - 1) / (orders - 1)
-        return Bounds(values, values)
+    def epsilon(self, order: int) -> tuple[float, float]:
+        value = max(value - error for value, error in
+                    (triangle_log_psi(t, float(self.w), order, self.sigma)
+                     for t in (EQUILATERAL, REMOVAL))) / (order - 1)
+        return value, value
+
+
+def certifying_orders(alphas) -> np.ndarray:
+    """The integer order whose certificate bounds each of ``alphas``: ``⌈α⌉``, at least 2
+    (``ε(α)`` never decreases in ``α``)."""
+    return np.maximum(np.ceil(np.atleast_1d(np.asarray(alphas, dtype=float))), 2).astype(int)
+
+
+def enclosed(cases) -> bool:
+    """Whether a pair of the cases (each a list of ``(log-weight, pairs)`` branches) is a
+    :class:`ThreePointMaximum`, known only through its certified Rényi divergence."""
+    return any(isinstance(pair, ThreePointMaximum)
+               for case in cases for _, pairs in case for pair in pairs)
 
 
 _CERTIFICATES: dict = {}
