@@ -124,12 +124,19 @@ def test_the_entries_on_other_mechanisms_hold_their_verdicts_over_the_domain(nam
 
 
 @pytest.mark.parametrize("setting, mechanism", [
-    (dict(rate=0.1, group=2), "gaussian"), (dict(rate=0.3, insertions=1, removals=2), "gaussian"),
-    (dict(rate=0.2, group=1), "randomized_response")])
-def test_a_poisson_witness_is_datasets_whose_batches_give_its_outputs(setting, mechanism):
-    """Issue 27: the witness as data — enumerate every Poisson batch of the two datasets it
-    lists, apply its f and the mechanism: the output distributions are the reference's pair,
-    whose divergence is the lower end."""
+    (dict(scheme="poisson", rate=0.1, group=2), "gaussian"),
+    (dict(scheme="poisson", rate=0.3, insertions=1, removals=2), "gaussian"),
+    (dict(scheme="poisson", rate=0.2, group=1), "randomized_response"),
+    (dict(scheme="poisson", rate=1.0, insertions=1, removals=1), "gaussian"),
+    (dict(scheme="wor", batch_size=3, dataset_size=6, substitutions=2), "randomized_response"),
+    (dict(scheme="wor", batch_size=1, dataset_size=4, substitutions=2), "randomized_response"),
+    (dict(scheme="wor", batch_size=2, dataset_size=5, substitutions=1), "randomized_response")])
+def test_a_witness_is_datasets_whose_batches_give_its_outputs(setting, mechanism):
+    """Issue 27: the witness as data — enumerate every batch of the two datasets it lists
+    (Poisson: every subset of the records the two lack in common; without replacement: every
+    batch of the batch size, common records included), apply its f by how many of the
+    side's own records the batch holds, and the mechanism: the output distributions are the
+    reference's pair, whose divergence is the lower end."""
     import itertools
     import math
 
@@ -139,19 +146,31 @@ def test_a_poisson_witness_is_datasets_whose_batches_give_its_outputs(setting, m
     from otbound.numerics.pairs import FinitePair
     from otbound.numerics.settings import Subsampling
 
-    built = Subsampling("poisson", **setting)
+    built = Subsampling(**setting)
     base = gaussian(1.5) if mechanism == "gaussian" else randomized_response(0.8)
     reference = subsampled(built, base, Quantity.RDP, 3.0)
     witness = reference.witness
     assert witness.x or witness.x_prime
+    common = tuple(f"c{i}" for i in range(1, witness.common + 1))
 
-    def outputs(records, values):
-        """{f(y): P[batch y]} over every batch of ``records`` (Poisson at the rate)."""
+    def batches(records):
+        """Every batch of ``records`` with its probability."""
+        if built.scheme.value == "poisson":
+            for kept in itertools.product((0, 1), repeat=len(records)):
+                yield ([r for r, k in zip(records, kept) if k],
+                       math.prod(built.rate if k else 1 - built.rate for k in kept))
+        else:
+            chosen = list(itertools.combinations(records, built.batch_size))
+            for batch in chosen:
+                yield list(batch), 1 / len(chosen)
+
+    def outputs(own, values):
+        """{f(y): P[batch y]} over every batch of the dataset ``own + common``."""
         found = {}
-        for kept in itertools.product((0, 1), repeat=len(records)):
-            weight = math.prod(built.rate if k else 1 - built.rate for k in kept)
-            value = values[sum(kept)] + 0.0
-            found[value] = found.get(value, 0.0) + weight
+        for batch, weight in batches(own + common):
+            if weight > 0:
+                value = values[sum(record in own for record in batch)] + 0.0
+                found[value] = found.get(value, 0.0) + weight
         return found
 
     on_x, on_x_prime = (outputs(records, values) for records, values
@@ -171,6 +190,26 @@ def test_a_poisson_witness_is_datasets_whose_batches_give_its_outputs(setting, m
             assert found.keys() == listed.keys()
             for value, weight in found.items():
                 assert weight == pytest.approx(listed[value], rel=1e-12)
+
+
+def test_a_witness_lists_common_records_only_for_a_small_dataset():
+    """Without replacement the records both datasets hold are part of the construction: listed
+    one by one for a small dataset, elided for a large one."""
+    from otbound.audit.references import subsampled
+    from otbound.choices import Quantity
+    from otbound.numerics.mechanisms import randomized_response
+    from otbound.numerics.settings import Subsampling
+
+    def witness(dataset_size):
+        return subsampled(Subsampling("wor", batch_size=2, dataset_size=dataset_size,
+                                      substitutions=1), randomized_response(0.8),
+                          Quantity.ADP, 0.5).witness
+
+    small, large = witness(5), witness(60000)
+    assert (small.common, large.common) == (4, 59999)
+    assert "x = {r1, c1, c2, c3, c4}, x' = {s1, c1, c2, c3, c4}" in str(small)
+    assert "x = {r1, c1, …, c59999}, x' = {s1, c1, …, c59999}" in str(large)
+    assert "2 of the 60000 records" in str(large)
 
 
 def _worst_pair(setting, mechanism, witness):

@@ -20,6 +20,8 @@ from otbound.errors import InvalidSpecification
 
 TIGHT_BRACKET = 1e-8
 """Largest relative width of a reference's bracket for the exact value to count as known."""
+SHOWN_COMMON = 10
+"""Records common to a witness's two datasets listed one by one up to this many."""
 
 
 @dataclass(frozen=True)
@@ -35,13 +37,20 @@ class Witness:
     outputs: str
     source: str = ""
     """Which worst case the construction is (a derivation's case, a theorem)."""
-    by_count: tuple[tuple[float, ...], tuple[float, ...]] | None = None
+    by_count: tuple[tuple[float | None, ...], tuple[float | None, ...]] | None = None
     """Where ``f`` depends only on how many of a side's own records (those the other side
-    lacks) the batch holds: its values by that count, on ``x``'s batches and on ``x'``'s."""
+    lacks) the batch holds: its values by that count (0, 1, …), on ``x``'s batches and on
+    ``x'``'s; ``None`` for a count no batch has."""
+    common: int = 0
+    """How many records ``c1, c2, …`` both datasets hold besides those listed in ``x`` and
+    ``x'`` (none where they change nothing, as under Poisson subsampling)."""
 
     def __str__(self) -> str:
+        shared = ([f"c{i}" for i in range(1, self.common + 1)] if self.common <= SHOWN_COMMON
+                  else ["c1", "…", f"c{self.common}"])
+
         def records(side: tuple[str, ...]) -> str:
-            return "{" + ", ".join(side) + "}"
+            return "{" + ", ".join([*side, *shared]) + "}"
         return (f"x = {records(self.x)}, x' = {records(self.x_prime)} ({self.source}); "
                 f"batches: {self.sampling}; f(y) = {self.function}; mechanism: {self.mechanism}; "
                 f"outputs {self.outputs}")

@@ -54,11 +54,12 @@ def subsampled(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
 
     candidates = []
     try:
-        for where, shape, terms in _named_cases(setting):
+        for where, sides, terms in _named_cases(setting):
             if len(terms) != 1:   # a mixture over constraint profiles: no single construction
                 raise UnsupportedOperation("several constraint profiles")
-            candidates += [(pair, values, (where, shape))
-                           for pair, values in mechanism.worst_components(terms[0].problem)]
+            problem = terms[0].problem
+            candidates += [(pair, values, (where, sides, problem.constraints.labels))
+                           for pair, values in mechanism.worst_components(problem)]
     except UnsupportedOperation:   # no tight solver: otbound's bound only
         candidates = []
     if not candidates:   # the smaller of otbound's sound bounds (tight: e.g. 001 Thm. 3.6's
@@ -121,55 +122,56 @@ def _precise(pair, quantity: Quantity, at: float) -> float:
 
 
 def _named_cases(setting: Subsampling):
-    """``(where, structural, terms)`` for every case of the setting's bundled derivations,
-    ``where`` naming the derivation, its structural parameters and the case."""
+    """``(where, sides, terms)`` for every case of the setting's bundled derivations, ``where``
+    naming the derivation, its structural parameters and the case, ``sides`` the labels of
+    the components of the case's first mixture problem on each side (all of them, in order:
+    the component at position ``k`` is the event that the batch holds ``k`` of that side's own
+    records, in 003 Thm. 3.7 and in the without-replacement group derivation)."""
     from otbound.numerics.derived import bundled, evaluate
 
     for name, structural in setting.derivations():
         derived = bundled(name, **structural)
         shown = ", ".join(f"{k} = {v}" for k, v in structural.items())
         for case, terms in zip(derived.cases, evaluate(derived, setting.values())):
-            yield f"{name} ({shown}), case {case.name}", dict(structural), terms
+            problem = case.terms[0][1]
+            sides = tuple(tuple(label for label, _ in side)
+                          for side in (problem.left, problem.right))
+            yield f"{name} ({shown}), case {case.name}", sides, terms
 
 
-def _witness(setting: Subsampling, where: str, structural: dict, mechanism: Mechanism, pair,
-             values: np.ndarray) -> Witness | str:
-    """The construction: as data (:class:`Witness`) for Poisson subsampling's cases of 003
-    Thm. 3.7, else in words (the datasets, ``f``, and the output distributions)."""
-    if setting.scheme is SchemeKind.POISSON and {"K_plus", "K_minus"} <= structural.keys():
-        return _poisson_witness(setting, where, structural["K_minus"], structural["K_plus"],
-                                mechanism, pair, [float(v) for v in values])
-    shown = ", ".join(f"{v:.6g}" for v in np.asarray(values, dtype=float))
-    described = ", ".join(f"{k} = {v}" for k, v in setting.describe().items())
-    return (f"neighbouring datasets of {where} ({described}; N large enough to hold every "
-            f"batch); f takes the values ({shown}) on the batches of the events of the mixture "
-            f"components (x's, then x''s); {mechanism.name} noise; outputs {_pair_text(pair)} "
-            f"(worst case: {mechanism.worst_case_source})")
+def _witness(setting: Subsampling, where: str, sides: tuple[tuple[str, ...], ...],
+             kept: tuple[str, ...], mechanism: Mechanism, pair, values: np.ndarray) -> Witness:
+    """The construction as data: ``x`` holds the records ``r_i`` that ``x'`` lacks, ``x'`` the
+    records ``i_j`` (inserted) or ``s_j`` (substituted) that ``x`` lacks (under Poisson subsampling records common to both change
+    nothing and are left out; without replacement the other ``N − K`` records are listed as
+    common); the mixture's component ``k`` on either side is the event that the batch holds
+    ``k`` of that side's own records, and ``f`` takes the construction's value there. ``kept``
+    are the components of positive probability, in the order of ``values``."""
+    value_of = dict(zip(kept, (float(v) + 0.0 for v in values)))   # + 0.0: no "-0"
+    on_x, on_x_prime = (tuple(value_of.get(label) for label in side) for side in sides)
 
-
-def _poisson_witness(setting: Subsampling, where: str, removed: int, inserted: int,
-                     mechanism: Mechanism, pair, values: list[float]) -> Witness:
-    """003 Thm. 3.7's case ``(K₊, K₋)`` under Poisson subsampling as datasets: ``x`` holds the
-    ``K₋`` records ``r_i`` that ``x'`` lacks, ``x'`` the ``K₊`` records ``i_j`` that ``x`` lacks
-    (records common to both change nothing and are left out); the mixture's component ``k``
-    on either side is the event that the batch holds ``k`` of them, and ``f`` takes the
-    construction's value there (the empty batch is one event of both sides)."""
-    on_x, on_x_prime = values[:removed + 1], values[removed + 1:]
-
-    def table(side: list[float], records: str) -> str:
-        shown = ", ".join(f"{v + 0.0:.6g}" for v in side)   # + 0.0: no "-0"
+    def table(side: tuple[float | None, ...], records: str) -> str:
+        shown = ", ".join("—" if v is None else f"{v:.6g}" for v in side)
         return f"({shown}) on batches holding 0, 1, … of {records}"
 
-    function = f"{table(on_x, 'the r_i')} (y ⊆ x); {table(on_x_prime, 'the i_j')} (y ⊆ x')"
+    own = "i" if setting.scheme is SchemeKind.POISSON else "s"   # inserted / substituted
+    function = (f"{table(on_x, 'the r_i')} (y ⊆ x); {table(on_x_prime, f'the {own}_j')} "
+                "(y ⊆ x')")
     described = dict(describe(mechanism))
     name = described.pop("mechanism", mechanism.name)
     described = f"{name} ({', '.join(f'{k} = {v}' for k, v in described.items())})"
+    removed, inserted = len(on_x) - 1, len(on_x_prime) - 1
+    if setting.scheme is SchemeKind.POISSON:
+        sampling, common = f"Poisson, each record kept with probability {setting.rate:g}", 0
+    else:
+        sampling = (f"without replacement, {setting.batch_size} of the {setting.dataset_size} "
+                    "records, every batch equally likely")
+        common = setting.dataset_size - removed
     return Witness(tuple(f"r{i}" for i in range(1, removed + 1)),
-                   tuple(f"i{j}" for j in range(1, inserted + 1)),
-                   f"Poisson, each record kept with probability {setting.rate:g}", function,
+                   tuple(f"{own}{j}" for j in range(1, inserted + 1)), sampling, function,
                    described, _pair_text(pair),
                    f"{where}; worst case: {mechanism.worst_case_source}",
-                   (tuple(on_x), tuple(on_x_prime)))
+                   (on_x, on_x_prime), common)
 
 
 def _pair_text(pair) -> str:
