@@ -57,6 +57,7 @@ CLAIM = Claim(
          "batches holding the substituted record of x and the other on all others, so the "
          "batches without it give the same output distribution as those holding its "
          "replacement, and the hockey-stick divergence is exactly η δ(ε) (Balle et al.'s "
-         "advanced joint convexity is an equality for this pair). The Gaussian and Laplace forms are not entered: there "
-         "otbound's smallest bound is this theorem itself (a circular point).",
+         "advanced joint convexity is an equality for this pair). The Gaussian and Laplace "
+         "forms are not entered: there otbound's smallest bound is this theorem itself (a "
+         "circular point).",
 )
