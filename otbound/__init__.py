@@ -42,6 +42,7 @@ _EXPORTS = {
     "otbound.choices": ["Accountant", "Conversion", "Method", "Neighbouring", "Quantity",
                         "SchemeKind"],
     "otbound.numerics.settings": ["Subsampling"],
+    "otbound.numerics.balls_in_bins": ["BallsInBins"],
     "otbound.numerics.problems": ["NumericProblem", "Term"],
     "otbound.numerics.derived": ["DerivedBound", "DerivedSetting", "derive_bound"],
     "otbound.numerics.mechanisms": ["Mechanism", "gaussian", "laplace", "randomized_response"],

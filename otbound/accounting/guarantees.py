@@ -4,7 +4,8 @@ calibrate``.
 A *setting* is a built-in :class:`~otbound.numerics.settings.Subsampling`, a derivation's
 :class:`~otbound.numerics.derived.DerivedSetting` or a
 :class:`~otbound.accounting.truncated.TruncatedPoissonSetting`; every method applies to every
-setting.
+setting. An epoch-level :class:`~otbound.numerics.balls_in_bins.BallsInBins` setting composes
+epochs (``steps`` counts epochs) with its dominating pair (:mod:`.epochs`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Callable
 from otbound.accounting import calibrate as search
 from otbound.accounting import pld
 from otbound.accounting.accountant import Guarantee, best_guarantee, check_target, compose
+from otbound.accounting.epochs import account_epochs
 from otbound.accounting.posthoc import posthoc_guarantee
 from otbound.accounting.profiles import profile_guarantee
 from otbound.accounting.steps import prop_e5_step, subsampled_step
@@ -22,6 +24,7 @@ from otbound.accounting.truncated import TruncatedPoissonSetting
 from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc,
                              SchemeKind)
 from otbound.errors import InternalError, InvalidSpecification, as_choice
+from otbound.numerics.balls_in_bins import BallsInBins
 from otbound.numerics.derived import as_setting
 from otbound.numerics.families import FAMILIES
 from otbound.numerics.limits import show
@@ -50,6 +53,9 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
     conversion = as_choice(Conversion, conversion, "conversion")
     check_target(delta, epsilon)
     pld.check_discretisation(discretisation)
+    if isinstance(setting, BallsInBins):
+        return account_epochs(setting, mechanism, steps, method=method, accountant=accountant,
+                              delta=delta, epsilon=epsilon, discretisation=discretisation)
     options = {"delta": delta, "epsilon": epsilon, "conversion": conversion,
                "discretisation": discretisation}
     setting = as_setting(setting)

@@ -159,8 +159,10 @@ def _param(text: str) -> tuple[str, str]:
 
 
 def _add_setting(command: argparse.ArgumentParser, account: bool = False) -> None:
-    command.add_argument("--scheme", choices=("poisson", "wor", "truncated-poisson"),
-                         help="a built-in setting (a shorthand for a bundled derivation)")
+    command.add_argument("--scheme", choices=("poisson", "wor", "truncated-poisson",
+                                              "balls-in-bins"),
+                         help="a built-in setting (a shorthand for a bundled derivation); "
+                              "balls-in-bins is epoch-level (account and calibrate, --epochs)")
     command.add_argument("--derivation", metavar="NAME_OR_FILE",
                          help="evaluate the bound of this derivation (instead of --scheme)")
     _add_params(command, "a parameter of the derivation, structural or of its scheme, named as "
@@ -197,7 +199,8 @@ def _add_setting(command: argparse.ArgumentParser, account: bool = False) -> Non
 def _add_account(commands) -> None:
     command = commands.add_parser("account", help="(ε, δ) of many subsampled steps")
     _add_setting(command, account=True)
-    command.add_argument("--steps", required=True, type=int, help="number of steps T >= 1")
+    command.add_argument("--steps", type=int, help="number of steps T >= 1")
+    _add_epochs(command)
     target = command.add_mutually_exclusive_group(required=True)
     target.add_argument("--delta", type=float, help="report ε at this δ in (0, 1)")
     target.add_argument("--epsilon", type=float, help="report δ at this ε >= 0")
@@ -209,6 +212,11 @@ def _add_account(commands) -> None:
     _add_plot(command, "ε at --delta (or δ at --epsilon) over the number of steps, on a log "
                        "grid up to --steps, one line per accountant")
     _add_quiet(command)
+
+
+def _add_epochs(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--epochs", type=int, help="number of epochs E >= 1 (--scheme "
+                         "balls-in-bins, instead of --steps)")
 
 
 def _add_accounting(command: argparse.ArgumentParser) -> None:
@@ -242,6 +250,7 @@ def _add_calibrate(commands) -> None:
                           "meets a target (ε, δ)")
     _add_setting(command, account=True)
     command.add_argument("--steps", type=int, help="number of steps T >= 1 (unless solved for)")
+    _add_epochs(command)
     command.add_argument("--solve-for", required=True, choices=("sigma", "scale", "steps", "rate"),
                          help="the quantity to solve for: sigma or scale (the smallest), steps "
                               "or rate (the largest); leave its own flag out")

@@ -33,6 +33,7 @@ FLAGS = {
     "epsilons": "--epsilon", "delta": "--delta", "rate": "--rate", "group": "--group",
     "insertions": "--insertions", "removals": "--removals", "batch_size": "--batch-size",
     "dataset_size": "--dataset-size", "substitutions": "--substitutions", "scheme": "--scheme",
+    "epochs": "--epochs",
     "sigma": "--sigma", "scale": "--scale", "theta": "--theta", "sensitivity": "--sensitivity",
     "method": "--method", "max_batch": "--max-batch", "neighbouring": "--neighbouring",
     "accountant": "--accountant", "conversion": "--conversion", "posthoc": "--posthoc",
@@ -129,6 +130,9 @@ def build_subsampling(args: argparse.Namespace) -> Subsampling:
 def one_step_inputs(args: argparse.Namespace
                     ) -> tuple[Subsampling | DerivedSetting, Mechanism, list[Method]]:
     """``rdp``'s and ``adp``'s setting, mechanism and methods from their flags."""
+    if args.scheme == "balls-in-bins":
+        raise InvalidSpecification("--scheme balls-in-bins is epoch-level: use account or "
+                                   "calibrate with --epochs")
     return build_setting(args), build_mechanism(args), args.method
 
 
@@ -139,10 +143,44 @@ def build_setting(args: argparse.Namespace):
     check_truncated_flags(args)
     if args.derivation:
         return build_derived_setting(args)
+    if args.scheme == "balls-in-bins":
+        return build_balls_in_bins(args)
     if args.scheme == "truncated-poisson":
         return TruncatedPoissonSetting(args.rate, args.max_batch, args.dataset_size,
                                        Neighbouring(args.neighbouring or "add-remove"))
     return build_subsampling(args)
+
+
+def build_balls_in_bins(args: argparse.Namespace):
+    """``--scheme balls-in-bins --batch-size b --dataset-size N``."""
+    from otbound.numerics.balls_in_bins import BallsInBins
+
+    for flag in _SETTING_FLAGS + ("param",):
+        if flag not in ("batch_size", "dataset_size") and getattr(args, flag, None):
+            raise InvalidSpecification(f"--{flag.replace('_', '-')} does not apply to --scheme "
+                                       "balls-in-bins (it takes --batch-size and "
+                                       "--dataset-size)")
+    for flag in ("batch_size", "dataset_size"):
+        if getattr(args, flag) is None:
+            raise InvalidSpecification(f"--scheme balls-in-bins needs "
+                                       f"--{flag.replace('_', '-')}")
+    return BallsInBins(args.batch_size, args.dataset_size)
+
+
+def epochs_as_steps(args: argparse.Namespace) -> None:
+    """An epoch-level scheme counts epochs (``--epochs``), the others steps (``--steps``); the
+    API counts either as ``steps``."""
+    epochs = getattr(args, "epochs", None)
+    if args.scheme == "balls-in-bins":
+        if args.steps is not None:
+            raise UsageError("--scheme balls-in-bins composes epochs: give --epochs, not --steps")
+        if epochs is None and getattr(args, "solve_for", None) != "steps":
+            raise UsageError("--scheme balls-in-bins needs --epochs")
+        args.steps = epochs
+    elif epochs is not None:
+        raise UsageError("--epochs applies to --scheme balls-in-bins (the others take --steps)")
+    elif args.steps is None and getattr(args, "solve_for", None) is None:
+        raise UsageError("account needs --steps")
 
 
 def _check_calibration(args: argparse.Namespace) -> str:
@@ -216,6 +254,7 @@ def check_truncated_flags(args: argparse.Namespace) -> None:
 
 def check_account(args: argparse.Namespace) -> None:
     """The flags of ``account`` that only make sense together."""
+    epochs_as_steps(args)
     if args.plot and args.method != Method.TIGHT.value:
         raise UsageError("account --plot draws --method tight only; drop --plot or --method")
     if args.certified and (args.accountant != Accountant.RDP.value
@@ -229,6 +268,7 @@ def calibration_inputs(args: argparse.Namespace) -> tuple[str, int, tuple]:
     with a placeholder for the quantity solved for, which the API replaces)."""
     from otbound.accounting.guarantees import NOISE
 
+    epochs_as_steps(args)
     solved = _check_calibration(args)
     start = (args.sensitivity or 1.0) if solved in NOISE else _PLACEHOLDER[solved]
     placeholder = argparse.Namespace(**(vars(args) | {solved: start}))

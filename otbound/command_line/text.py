@@ -99,6 +99,14 @@ def shown(setting, mechanism) -> dict:
     return setting.describe() | describe(mechanism)
 
 
+def composed_text(guarantee) -> str:
+    """What was composed: steps, or epochs of an epoch-level scheme."""
+    per_epoch = guarantee.details.get("steps_per_epoch")
+    if per_epoch is None:
+        return f"{guarantee.steps} steps"
+    return f"{guarantee.steps} epochs of {per_epoch} steps"
+
+
 def account_text(args: argparse.Namespace, guarantee, setting: dict) -> str:
     """``account``'s answer: the guarantee with how it was found, the accountants compared, the
     setting, and a note when δ is at the PLD accountant's floor."""
@@ -109,8 +117,9 @@ def account_text(args: argparse.Namespace, guarantee, setting: dict) -> str:
     if floor is not None:
         delta = "≤ " + delta
     how = ", ".join(f"{k} {v}" for k, v in guarantee.details.items()
-                    if k not in ("compared", "at_floor", "method", "posthoc", "bound_used"))
-    lines = [f"({epsilon}, {delta})-DP after {guarantee.steps} steps — "
+                    if k not in ("compared", "at_floor", "method", "posthoc", "bound_used",
+                                 "steps_per_epoch"))
+    lines = [f"({epsilon}, {delta})-DP after {composed_text(guarantee)} — "
              f"{method_text(guarantee)}accountant {guarantee.accountant.value} ({how})"]
     for name, other in guarantee.details.get("compared", {}).items():
         if "unavailable" in other:
@@ -146,6 +155,6 @@ def calibration_text(args: argparse.Namespace, solved: str, found, setting: dict
     epsilon, delta = pair_text(args, guarantee)
     return "\n".join([
         f"{solved} = {solved_text(solved, found.value)} (the {which} meeting {goal}{beyond})",
-        f"verified: ({epsilon}, {delta})-DP after {guarantee.steps} steps — "
+        f"verified: ({epsilon}, {delta})-DP after {composed_text(guarantee)} — "
         f"{method_text(guarantee)}accountant {guarantee.accountant.value}",
         "setting: " + setting_text(setting)])

@@ -1,0 +1,171 @@
+"""Issue 28: balls-in-bins sampling over an epoch — its distributions of log S against exact
+moments, its privacy profile against an independent computation, its accounting over epochs."""
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+from scipy.special import ndtr
+
+from otbound.numerics.balls_in_bins import BallsInBins, epoch_profile
+from otbound.numerics.log_sums import LogSum
+
+
+def exact_moment(steps: int, sigma: float, order: int) -> mp.mpf:
+    """``E_Q[W̄^α]`` for integer ``α``: ``W̄ = (1/T) Σ_t L_t`` with independent ``L_t``,
+    ``E[L^j] = e^{j(j−1)/(2σ²)}``, so ``E[(Σ L_t)^α] = α! [z^α] F(z)^T`` with ``F(z) = Σ_j
+    E[L^j] z^j/j!`` (the multinomial expansion; every term positive)."""
+    with mp.workdps(50):
+        series = [mp.e ** (mp.mpf(j * (j - 1)) / (2 * mp.mpf(sigma) ** 2)) / mp.factorial(j)
+                  for j in range(order + 1)]
+        power = [mp.mpf(1)] + [mp.mpf(0)] * order
+        for _ in range(steps):
+            power = [mp.fsum(power[i] * series[k - i] for i in range(k + 1))
+                     for k in range(order + 1)]
+        return mp.factorial(order) * power[order] / mp.mpf(steps) ** order
+
+
+def grid_moment(dist: LogSum, steps: int, order: int) -> float:
+    """``Σ_k m_k (S_k/T)^α`` over the grid (mass beyond it left out)."""
+    return float(np.sum(dist.mass * np.exp(order * (dist.points() - math.log(steps)))))
+
+
+@pytest.mark.parametrize("steps, sigma", [(1, 1.0), (3, 2.0), (10, 1.0), (37, 1.5)])
+@pytest.mark.parametrize("order", [1, 2, 4])
+def test_rounded_distributions_bracket_the_exact_moments(steps, sigma, order):
+    """``W̄^α`` increases with ``S``: the moment of ``S`` rounded down is below the exact one,
+    that of ``S`` rounded up above it (up to the tail beyond the grid, < 1e-30), and close:
+    each rounding moves ``log S`` by less than a grid step. Under ``P`` the moment of order α
+    is ``E_Q[W̄^{α+1}]`` (``dP/dQ = W̄``)."""
+    profile = epoch_profile(steps, sigma)
+    for low, high, exact in ((profile.q_down, profile.q_up, exact_moment(steps, sigma, order)),
+                             (profile.p_down, profile.p_up,
+                              exact_moment(steps, sigma, order + 1))):
+        below, above = grid_moment(low, steps, order), grid_moment(high, steps, order)
+        assert below <= exact * (1 + 1e-12)
+        assert exact <= above * (1 + 1e-12)
+        levels = 2 * math.ceil(math.log2(steps + 1)) + 1
+        assert above / below <= math.exp(2 * order * levels * 1e-3)
+        assert above / exact >= 1   # never below: checked with sign, not only closeness
+
+
+def test_one_step_is_the_gaussian_mechanism():
+    """``T = 1``: the pair is ``N(1, σ²)`` against ``N(0, σ²)`` whose δ(ε) is known in closed
+    form (Balle & Wang 2018); both directions are bracketed by the profile's bounds."""
+    sigma = 1.3
+    profile = epoch_profile(1, sigma)
+    for eps in (0.1, 0.5, 1.0, 2.0):
+        exact = ndtr(0.5 / sigma - eps * sigma) - math.exp(eps) * ndtr(-0.5 / sigma - eps * sigma)
+        for bracket in (profile.remove(eps), profile.add(eps)):
+            assert bracket.lower[0] <= exact <= bracket.upper[0]
+            assert bracket.upper[0] <= exact * 1.01
+
+
+def reference_remove(steps: int, sigma: float, epsilon: float, cells: int = 2 ** 20,
+                     reach: float = 5.0) -> tuple[float, float]:
+    """``δ_remove(ε) = E_P[(1 − e^ε T/S)_+]`` by an independent method: ``S`` on a *linear*
+    grid of ``cells`` points (step ``h``), each term rounded up (down) to it, sums exact on the
+    grid, convolved by FFT; mass above ``reach · T e^ε`` counted as 1 (up) or as ``S`` at the
+    top (down)."""
+    threshold = steps * math.exp(epsilon)
+    h = reach * threshold / (cells - 1)
+    points = h * np.arange(cells)
+    s = 1 / sigma
+
+    def term(mean: float, up: bool) -> tuple[np.ndarray, float]:
+        with np.errstate(divide="ignore"):
+            cdf = ndtr((np.log(points) - mean) / s)
+        if up:   # (x_{k−1}, x_k] → x_k; above the top: +∞
+            return np.diff(cdf, prepend=0.0), 1 - cdf[-1]
+        return np.append(np.diff(cdf), 1 - cdf[-1]), 0.0   # [x_k, x_{k+1}) → x_k
+
+    def add(a, b, up):
+        size = 2 * cells   # a power of two
+        full = np.fft.irfft(np.fft.rfft(a[0], size) * np.fft.rfft(b[0], size), size)
+        full = np.maximum(full, 0.0)
+        mass, over = full[:cells], full[cells:].sum()
+        if up:
+            return mass, a[1] + b[1] - a[1] * b[1] + over
+        mass[-1] += over   # rounded down: above the top counts as the top
+        return mass, 0.0
+
+    found = []
+    for up in (True, False):
+        plain, total = term(-s * s / 2, up), term(s * s / 2, up)
+        count, power = steps - 1, plain
+        while count:
+            if count & 1:
+                total = add(total, power, up)
+            count >>= 1
+            if count:
+                power = add(power, power, up)
+        with np.errstate(divide="ignore"):
+            payoff = np.maximum(1 - threshold / points, 0.0)
+        found.append(float(payoff @ total[0]) + total[1])
+    upper, lower = found
+    return lower, upper
+
+
+@pytest.mark.parametrize("steps, sigma, epsilons", [(10, 1.0, (0.5, 1.0, 2.0)),
+                                                     (100, 0.8, (0.5, 1.0, 2.0))])
+def test_the_remove_profile_agrees_with_an_independent_computation(steps, sigma, epsilons):
+    """Issue 28's acceptance cases: the profile's upper bound is never below the independent
+    bracket's lower end and within 10 % of its upper end; the two brackets overlap."""
+    profile = epoch_profile(steps, sigma)
+    for eps in epsilons:
+        lower, upper = reference_remove(steps, sigma, eps)
+        ours = profile.remove(eps)
+        assert upper - lower <= 0.01 * upper   # the reference is sharp enough to judge by
+        assert ours.upper[0] >= lower
+        assert ours.lower[0] <= upper
+        assert ours.upper[0] <= 1.10 * upper
+
+
+def test_add_is_smaller_than_remove_at_the_acceptance_points():
+    """The insertion direction (``E_Q[(1 − e^ε W̄)_+]``) is below the removal direction there
+    (its lower bound is below remove's upper bound: the epoch's profile is remove's)."""
+    for steps, sigma in ((10, 1.0), (100, 0.8)):
+        profile = epoch_profile(steps, sigma)
+        eps = np.array([0.5, 1.0, 2.0])
+        assert np.all(profile.add(eps).upper < profile.remove(eps).lower)
+
+
+def test_accounting_over_epochs_composes_the_epoch():
+    """Ten epochs cost more than one and less than ten times one (ε at δ); δ at ε is
+    consistent with ε at δ; one epoch's δ(ε) is at least the profile's own upper bound at ε
+    (the PLD is pessimistic)."""
+    import otbound
+
+    setting = BallsInBins(batch_size=10, dataset_size=100)
+    mechanism = otbound.gaussian(1.0)
+    one = otbound.account(setting, mechanism, 1, delta=1e-5)
+    ten = otbound.account(setting, mechanism, 10, delta=1e-5)
+    assert one.epsilon < ten.epsilon < 10 * one.epsilon
+    assert ten.details["steps_per_epoch"] == 10
+    back = otbound.account(setting, mechanism, 10, epsilon=ten.epsilon)
+    assert back.delta <= 1e-5 * (1 + 1e-6)
+    at_one = otbound.account(setting, mechanism, 1, epsilon=1.0).delta
+    assert at_one >= epoch_profile(10, 1.0).remove(1.0).upper[0]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(batch_size=0, dataset_size=10), "batch_size must be an integer >= 1"),
+    (dict(batch_size=20, dataset_size=10), "batch_size must be at most dataset_size"),
+    (dict(batch_size=2.5, dataset_size=10), "batch_size must be an integer >= 1")])
+def test_bad_settings_are_refused(kwargs, message):
+    from otbound.errors import InvalidSpecification
+
+    with pytest.raises(InvalidSpecification, match=message):
+        BallsInBins(**kwargs)
+
+
+def test_other_mechanisms_and_accountants_are_refused():
+    import otbound
+    from otbound.errors import UnsupportedOperation
+
+    setting = BallsInBins(batch_size=10, dataset_size=100)
+    with pytest.raises(UnsupportedOperation, match="Gaussian mechanism only"):
+        otbound.account(setting, otbound.laplace(1.0), 1, delta=1e-5)
+    with pytest.raises(UnsupportedOperation, match="accounted by its PLD"):
+        otbound.account(setting, otbound.gaussian(1.0), 1, delta=1e-5, accountant="rdp")
