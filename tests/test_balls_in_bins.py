@@ -169,3 +169,48 @@ def test_other_mechanisms_and_accountants_are_refused():
         otbound.account(setting, otbound.laplace(1.0), 1, delta=1e-5)
     with pytest.raises(UnsupportedOperation, match="accounted by its PLD"):
         otbound.account(setting, otbound.gaussian(1.0), 1, delta=1e-5, accountant="rdp")
+
+
+def test_a_simulated_epoch_of_balls_in_bins_agrees_with_the_profile():
+    """Issue 28's independent Monte Carlo: the real sampling — 30 records, each put in one of
+    T = 10 steps uniformly, a toy query (the target record contributes 1, the others 0) and
+    Gaussian noise per step — gives δ_remove(ε) = E_D[(1 − e^ε/W̄)_+] (W̄ the density ratio of
+    the outputs with and without the target) within 5 standard errors of the profile's
+    bracket."""
+    steps, sigma, records, samples = 10, 1.0, 30, 400_000
+    rng = np.random.default_rng(28)
+    step_of = rng.integers(0, steps, size=(samples, records))   # record 0 is the target
+    sums = np.zeros((samples, steps))
+    np.put_along_axis(sums, step_of[:, :1], 1.0, axis=1)        # the others contribute 0
+    outputs = sums + sigma * rng.standard_normal((samples, steps))
+    ratio = np.exp((outputs - 0.5) / sigma ** 2).mean(axis=1)
+    profile = epoch_profile(steps, sigma)
+    for eps in (0.5, 1.0):
+        values = np.maximum(1 - math.exp(eps) / ratio, 0.0)
+        mean, error = values.mean(), values.std() / math.sqrt(samples)
+        bracket = profile.remove(eps)
+        assert bracket.lower[0] - 5 * error <= mean <= bracket.upper[0] + 5 * error
+
+
+def test_the_shuffling_events_agree_with_a_simulated_shuffle():
+    """The lower bound's event probabilities, against the real sampling: a random permutation
+    of T·b records cut into T batches of b, every other record contributing −1, the target +1
+    (or 0 when zeroed out), Gaussian noise per batch."""
+    from otbound.numerics.shuffling import _events, lower_delta
+
+    steps, size, sigma, samples = 10, 3, 1.0, 200_000
+    rng = np.random.default_rng(24)
+    position = np.argsort(rng.random((samples, steps * size)), axis=1)[:, 0]   # the target's
+    batch = position // size
+    threshold = 2.5
+    predicted = _events(steps, sigma, np.array([threshold]))
+    for target, expected in ((1.0, predicted[0][0]), (0.0, predicted[1][0])):
+        sums = np.full((samples, steps), -float(size))
+        sums[np.arange(samples), batch] += 1 + target   # −(b − 1) − 1 + 1 + target
+        outputs = sums + size + sigma * rng.standard_normal((samples, steps))
+        found = (outputs.max(axis=1) > threshold).mean()
+        error = math.sqrt(expected * (1 - expected) / samples)
+        assert abs(found - expected) <= 5 * error
+    best = lower_delta(steps, sigma, 0.5)
+    at_threshold = predicted[0][0] - math.exp(0.5) * predicted[1][0]
+    assert best >= at_threshold * (1 - 1e-12)   # the maximum over C is at least one C's value

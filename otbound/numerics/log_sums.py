@@ -30,8 +30,8 @@ SHIFT = 1e-6
 """``η`` (in grid steps, well above :data:`SAFETY`): how far an origin moves per addition to
 absorb a negligible term."""
 TRIM = 1e-30
-"""Mass at the low end of a distribution moved to its next grid point (up) or below the grid
-(down) to keep grids short."""
+"""Mass at either end of a distribution taken off its grid, the safe way, to keep grids
+short."""
 
 
 @dataclass(frozen=True)
@@ -165,17 +165,21 @@ def _add_shifted(out: np.ndarray, values: np.ndarray, shift: int) -> None:
 
 
 def _trimmed(dist: LogSum) -> LogSum:
-    """Leading grid points holding at most :data:`TRIM` in all moved up to the next one (up)
-    or below the grid (down)."""
-    cut = int(np.searchsorted(np.cumsum(dist.mass), TRIM, side="right"))
-    cut = min(cut, dist.mass.size - 1)
-    if cut == 0:
+    """Grid points at either end holding at most :data:`TRIM` in all taken off: those at the
+    low end moved to the next point (up) or below the grid (down), those at the high end above
+    the grid (up) or to the point before (down)."""
+    mass = dist.mass
+    low = min(int(np.searchsorted(np.cumsum(mass), TRIM, side="right")), mass.size - 1)
+    high = max(mass.size - int(np.searchsorted(np.cumsum(mass[::-1]), TRIM, side="right")),
+               low + 1)
+    if low == 0 and high == mass.size:
         return dist
-    moved = float(dist.mass[:cut].sum())
-    mass = dist.mass[cut:].copy()
+    kept, under, over = mass[low:high].copy(), float(mass[:low].sum()), float(mass[high:].sum())
     beyond = dist.beyond
     if dist.up:
-        mass[0] += moved
+        kept[0] += under
+        beyond += over
     else:
-        beyond += moved
-    return LogSum(dist.origin + cut * dist.step, dist.step, mass, beyond, dist.up)
+        kept[-1] += over
+        beyond += under
+    return LogSum(dist.origin + low * dist.step, dist.step, kept, beyond, dist.up)

@@ -1,0 +1,130 @@
+"""Epoch-level sampling: Poisson vs balls-in-bins vs shuffled batches, one epoch, and the time of a
+10-epoch DP-SGD run accounted with balls-in-bins next to dp_accounting's Poisson accounting of the
+same run.
+
+    python benchmarks/epoch_sampling.py            # prints the tables
+    python benchmarks/epoch_sampling.py --docs     # also writes docs/epoch_sampling.md and its plot
+
+Every column is ε at δ = 1e-5 after one epoch of ``T`` steps with Gaussian noise σ (sensitivity 1,
+insertion/removal or zeroing-out of one record), at the same expected batch size ``N/T``:
+
+* Poisson — each record in each step with probability 1/T (otbound's tight PLD accountant): an
+  upper bound;
+* balls-in-bins — each record in one uniformly random step (:mod:`otbound.numerics.
+  balls_in_bins`): an upper bound, deterministic;
+* shuffling — a random permutation cut into T batches (:mod:`otbound.numerics.shuffling`): a
+  *lower* bound (Chua et al. 2024's construction); no upper bound is known.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import otbound
+from otbound.numerics.balls_in_bins import BallsInBins
+from otbound.numerics.shuffling import lower_epsilon
+
+DELTA = 1e-5
+SIGMAS = (0.5, 1.0, 2.0)
+STEPS = (10, 100, 1000)
+RECORDS_PER_STEP = 100
+"""Expected batch size of the table's settings (ε depends only on T and σ)."""
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def one_epoch(steps: int, sigma: float) -> dict[str, float]:
+    mechanism = otbound.gaussian(sigma)
+    poisson = otbound.account(otbound.Subsampling("poisson", rate=1 / steps), mechanism, steps,
+                              delta=DELTA, accountant="pld").epsilon
+    start = time.perf_counter()
+    balls = otbound.account(BallsInBins(RECORDS_PER_STEP, RECORDS_PER_STEP * steps), mechanism,
+                            1, delta=DELTA).epsilon
+    seconds = time.perf_counter() - start
+    return {"steps": steps, "sigma": sigma, "poisson": poisson, "balls_in_bins": balls,
+            "shuffling_lower": lower_epsilon(steps, sigma, DELTA), "seconds": seconds}
+
+
+def dp_sgd_run() -> tuple[float, float, float, float]:
+    """N = 60000, batch 256, σ = 1, 10 epochs: balls-in-bins (otbound) and Poisson at rate
+    256/60000 over the same 2350 steps (dp_accounting), each timed."""
+    from dp_accounting.pld import privacy_loss_distribution
+
+    start = time.perf_counter()
+    ours = otbound.account(BallsInBins(256, 60000), otbound.gaussian(1.0), 10,
+                           delta=DELTA).epsilon
+    ours_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    steps = BallsInBins(256, 60000).steps_per_epoch * 10
+    pld = privacy_loss_distribution.from_gaussian_mechanism(
+        1.0, sampling_prob=256 / 60000, value_discretization_interval=1e-4)
+    theirs = pld.self_compose(steps).get_epsilon_for_delta(DELTA)
+    return ours, ours_seconds, theirs, time.perf_counter() - start
+
+
+def table(rows: list[dict]) -> str:
+    lines = ["| σ | T | Poisson (upper) | balls-in-bins (upper) | shuffling (lower) |",
+             "|---|---|---|---|---|"]
+    for row in rows:
+        lines.append(f"| {row['sigma']:g} | {row['steps']} | {row['poisson']:.4f} | "
+                     f"{row['balls_in_bins']:.4f} | {row['shuffling_lower']:.4f} |")
+    return "\n".join(lines)
+
+
+def plot(rows: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, len(SIGMAS), figsize=(4 * len(SIGMAS), 3.4), sharey=True)
+    for axis, sigma in zip(axes, SIGMAS):
+        chosen = [row for row in rows if row["sigma"] == sigma]
+        steps = [row["steps"] for row in chosen]
+        for key, label, style in (("poisson", "Poisson (upper)", "o-"),
+                                  ("balls_in_bins", "balls-in-bins (upper)", "s-"),
+                                  ("shuffling_lower", "shuffling (lower)", "^--")):
+            axis.plot(steps, [row[key] for row in chosen], style, label=label)
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        axis.set_xlabel("steps per epoch T")
+        axis.set_title(f"σ = {sigma:g}")
+    axes[0].set_ylabel(f"ε at δ = {DELTA:g}, one epoch")
+    axes[0].legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", action="store_true", help="write docs/epoch_sampling.md")
+    args = parser.parse_args()
+    rows = []
+    for sigma in SIGMAS:
+        for steps in STEPS:
+            rows.append(one_epoch(steps, sigma))
+            row = rows[-1]
+            print(f"σ = {sigma:g}, T = {steps}: Poisson {row['poisson']:.4f}, balls-in-bins "
+                  f"{row['balls_in_bins']:.4f} ({row['seconds']:.1f} s), shuffling ≥ "
+                  f"{row['shuffling_lower']:.4f}", flush=True)
+    print(table(rows))
+    ours, ours_seconds, theirs, their_seconds = dp_sgd_run()
+    run = (f"| 10 epochs, N = 60000, batch 256, σ = 1, δ = {DELTA:g} | ε | seconds |\n"
+           f"|---|---|---|\n"
+           f"| otbound, balls-in-bins (235 steps per epoch) | {ours:.4f} | {ours_seconds:.1f} |\n"
+           f"| dp_accounting, Poisson at rate 256/60000 (2350 steps) | {theirs:.4f} | "
+           f"{their_seconds:.1f} |")
+    print(run)
+    if args.docs:
+        plot(rows, DOCS / "epoch_sampling.svg")
+        text = (DOCS / "epoch_sampling.md").read_text()
+        start, end = "<!-- generated table -->", "<!-- end of generated table -->"
+        head, rest = text.split(start)
+        _, tail = rest.split(end)
+        (DOCS / "epoch_sampling.md").write_text(
+            f"{head}{start}\n{table(rows)}\n\n{run}\n{end}{tail}")
+
+
+if __name__ == "__main__":
+    main()
