@@ -133,3 +133,64 @@ def test_the_replace_pair_profile_is_its_hockey_stick_integral(sigma, rate, epsi
         sigma, sensitivity=1.0, sampling_prob=rate, value_discretization_interval=1e-4,
         neighboring_relation=NeighboringRelation.REPLACE_ONE).get_delta_for_epsilon(epsilon)
     assert claim.claimed(point) * (1 - 1e-9) <= theirs <= claim.claimed(point) * (1 + 1e-6)
+
+
+# Mironov, Talwar & Zhang 2019, Thm. 11 (closed form within limits on α)
+
+MTZ_CLOSED_FORM = "mironov-talwar-zhang-2019-closed-form"
+
+
+def _thm11_admits(sigma: float, rate: float, alpha: int, constant: mp.mpf) -> bool:
+    """Thm. 11's conditions in 40 digits, the second multiplied out and its denominator written
+    as one logarithm: ``α (ln(qα + α/(α − 1)) + 1/(2σ²)) ≤ σ²L²/2 − c − 2 ln σ``."""
+    with mp.workdps(40):
+        s, q, a = mp.mpf(sigma), mp.mpf(rate), mp.mpf(alpha)
+        big_l = mp.log(1 + 1 / (q * (a - 1)))
+        first = a <= s ** 2 * big_l / 2 - 2 * mp.log(s)
+        second = (a * (mp.log(q * a + a / (a - 1)) + 1 / (2 * s ** 2))
+                  <= s ** 2 * big_l ** 2 / 2 - constant - 2 * mp.log(s))
+        return bool(rate <= 0.2 and sigma >= 4 and alpha > 1 and first and second)
+
+
+def test_thm11_is_sound_but_loose_over_its_grid_and_its_domain():
+    """The closed form is about four times the exact ε(α) (whose leading term is q²α/(2σ²)) on
+    the grid, and the search finds no point of the domain below 3.5 times the construction."""
+    result = _audited(MTZ_CLOSED_FORM)
+    assert result.verdict is AuditVerdict.LOOSE
+    assert result.count("sound") == len(result.points) == result.independent >= 20
+    assert 3.5 < min(result.ratios) and result.largest_ratio < 4.0
+    assert not result.search.violated and result.search.smallest > 3.5
+    assert result.search.evaluations >= 60
+
+
+@pytest.mark.parametrize("sigma, rate, alpha", [(4.0, 0.05, 8), (16.0, 0.001, 128),
+                                                (8.0, 0.2, 2), (5.5, 0.013, 17)])
+def test_thm11_claims_two_q_squared_alpha_over_sigma_squared(sigma, rate, alpha):
+    _, claim = catalogue_entry(MTZ_CLOSED_FORM)
+    expected = 2 * Fraction(rate) ** 2 * alpha / Fraction(sigma) ** 2
+    assert claim.claimed({"sigma": sigma, "rate": rate, "alpha": alpha}) == pytest.approx(
+        float(expected), rel=1e-14)
+
+
+def test_thm11_domain_is_the_stricter_reading_of_its_conditions():
+    """At every grid point of (σ, q) the orders the entry admits are exactly those Thm. 11
+    admits with c = 5 ln 5 (evaluated independently), and a subset of those with c = ln 5;
+    both readings exclude some order (the limits bind)."""
+    _, claim = catalogue_entry(MTZ_CLOSED_FORM)
+    strict, loose = 5 * mp.log(5), mp.log(5)
+    for sigma, rate in itertools.product((4.0, 6.0, 16.0, 40.0), (1e-4, 0.003, 0.05, 0.2)):
+        admitted = [a for a in range(2, 4097)
+                    if claim.domain.contains({"sigma": sigma, "rate": rate, "alpha": a})]
+        assert admitted == [a for a in range(2, 4097) if _thm11_admits(sigma, rate, a, strict)]
+        assert all(_thm11_admits(sigma, rate, a, loose) for a in admitted)
+    assert not claim.domain.contains({"sigma": 4.0, "rate": 0.05, "alpha": 64})
+    assert _thm11_admits(4.0, 0.2, 2, strict) and not _thm11_admits(4.0, 0.2, 8, loose)
+    assert _thm11_admits(4.0, 0.2, 4, loose) and not _thm11_admits(4.0, 0.2, 3, strict)
+
+
+def test_thm11_divided_by_eight_is_unsound():
+    """``q²α/(4σ²)`` is below the exact value (≈ q²α/(2σ²)): caught with a witness."""
+    _, claim = catalogue_entry(MTZ_CLOSED_FORM)
+    lowered = replace(claim, claimed=lambda p: claim.claimed(p) / 8)
+    judged = judge_point(lowered, claim.points[0])
+    assert judged.status == "unsound" and judged.confirmed > judged.claimed
