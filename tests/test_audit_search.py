@@ -214,10 +214,48 @@ def test_a_witness_lists_common_records_only_for_a_small_dataset():
 
 def _worst_pair(setting, mechanism, witness):
     """The pair behind the witness: the case its source names, the outputs it prints."""
-    from otbound.audit.references import _named_cases, _pair_text
+    from otbound.audit.references import _named_cases, pair_text
 
     for where, _, terms in _named_cases(setting):
         for pair, _ in mechanism.worst_components(terms[0].problem):
-            if witness.source.startswith(where) and witness.outputs == _pair_text(pair):
+            if witness.source.startswith(where) and witness.outputs == pair_text(pair):
                 return pair
     raise AssertionError("no case named by the witness")
+
+
+def test_a_replacement_witness_is_datasets_whose_batches_give_its_outputs():
+    """Sampling with replacement: every multiset of draws from the witness's datasets, f by the
+    copies of the side's own record, Gaussian noise — the two output mixtures are the pair the
+    lower end is the divergence of (in the direction the witness names; the reverse one is
+    mirrored, means negated)."""
+    import math
+
+    from otbound.audit.reference_replacement import with_replacement
+    from otbound.engine.schemes import WithReplacement
+
+    reference = with_replacement(4, 2, 1.0, 0.3)
+    witness = reference.witness
+    assert witness.common == 3 and witness.x == ("a",) and witness.x_prime == ("a'",)
+
+    def outputs(values):
+        """{f(y): P[y]} over the multisets of 2 draws from 4 records, record 0 the own one."""
+        found = {}
+        for batch, probability in WithReplacement(2).pmf(frozenset(range(4))).items():
+            value = values[batch.count(0)] + 0.0
+            found[value] = found.get(value, 0.0) + float(probability)
+        return found
+
+    on_x, on_x_prime = (outputs(values) for values in witness.by_count)
+    first, second = (on_x, on_x_prime) if witness.outputs.startswith("P = M(x),") \
+        else (on_x_prime, on_x)
+    sign = 1.0 if first is on_x else -1.0   # the reverse direction is mirrored
+    text = witness.outputs.split(": ", 1)[1]
+    for found, side in zip((first, second), text.split(", Q = ")):
+        listed = {}
+        for term in side.removeprefix("P = ").split(" with ")[0].split(" + "):
+            weight, mean = term.split("·D(")
+            listed[sign * float(mean.rstrip(")")) + 0.0] = \
+                listed.get(sign * float(mean.rstrip(")")) + 0.0, 0.0) + float(weight)
+        assert set(found) == set(listed)
+        for value, weight in found.items():
+            assert math.isclose(weight, listed[value], rel_tol=1e-5)

@@ -26,13 +26,16 @@ from functools import lru_cache
 import mpmath as mp
 import numpy as np
 
-from otbound.audit.claims import Reference
+from otbound.audit.claims import Reference, Witness
+from otbound.audit.references import pair_text
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.families import GAUSSIAN
 from otbound.numerics.pairs import MixturePair
 
 SHIFTS = (1.0, 0.5)
 """The values ``t`` of ``f`` on ``a`` tried (``f(a') = t − 1``); ``t = 0`` is ``t = 1`` mirrored."""
+SUBSTITUTE = "a'"
+"""The record of ``x'`` in place of ``a``."""
 MAX_BATCHES = 200_000
 """Largest number of multisets enumerated for one ``(n, m)``."""
 
@@ -53,6 +56,31 @@ def draw_counts(dataset_size: int, batch_size: int) -> tuple[Fraction, ...]:
     return tuple(weights)
 
 
+def _witness(dataset_size: int, batch_size: int, sigma: float, pair: MixturePair, shift: float,
+             direction: str) -> Witness:
+    """The construction as data: ``x`` holds ``a``, ``x'`` holds ``a'`` in its place, the other
+    ``n − 1`` records are common; ``f`` by the copies of the side's own record."""
+    def by_copies(value: float) -> tuple[float, ...]:
+        return tuple(value * k + 0.0 for k in range(batch_size + 1))
+
+    on_x, on_x_prime = by_copies(shift), by_copies(shift - 1)
+
+    def table(side: tuple[float, ...], record: str) -> str:
+        shown = ", ".join(f"{v:.6g}" for v in side)
+        return f"({shown}) on batches holding 0, 1, … copies of {record}"
+
+    counts = ", ".join(f"{float(w):.6g}" for w in draw_counts(dataset_size, batch_size))
+    return Witness(("a",), ("a'",), f"{batch_size} draws with replacement from the "
+                   f"{dataset_size} records, kept as a multiset",
+                   f"{table(on_x, 'a')} (y from x); {table(on_x_prime, SUBSTITUTE)} "
+                   "(y from x'); the other records contribute 0",
+                   f"gaussian (sigma = {sigma:g}, sensitivity = 1.0)",
+                   f"{direction}: {pair_text(pair)}",
+                   f"the construction f = t·(copies of a) + (t − 1)·(copies of a'), t = "
+                   f"{shift:g}; a drawn k = 0…{batch_size} times with probabilities ({counts})",
+                   (on_x, on_x_prime), dataset_size - 1)
+
+
 def _log_weights(weights: tuple[Fraction, ...]) -> np.ndarray:
     with mp.workdps(40):
         return np.array([float(mp.log(mp.mpf(w.numerator) / w.denominator)) if w else -math.inf
@@ -60,17 +88,17 @@ def _log_weights(weights: tuple[Fraction, ...]) -> np.ndarray:
 
 
 def construction_pairs(dataset_size: int, batch_size: int,
-                       sigma: float) -> list[tuple[MixturePair, str]]:
-    """The output pairs of the construction, each with the words that describe it."""
+                       sigma: float) -> list[tuple[MixturePair, float, str]]:
+    """The output pairs of the construction, each with its ``t`` and direction."""
     log_weights = _log_weights(draw_counts(dataset_size, batch_size))
     counts = np.arange(batch_size + 1, dtype=float)
     pairs = []
     for shift in SHIFTS:
         pair = MixturePair(GAUSSIAN, sigma, shift * counts, log_weights,
                            (shift - 1) * counts, log_weights)
-        pairs.append((pair, f"t = {shift:g}, P = M(x), Q = M(x')"))
+        pairs.append((pair, shift, "P = M(x), Q = M(x')"))
         # the reverse direction, mirrored so that the likelihood ratio increases
-        pairs.append((pair.swapped().reflected(), f"t = {shift:g}, P = M(x'), Q = M(x)"))
+        pairs.append((pair.swapped().reflected(), shift, "P = M(x'), Q = M(x)"))
     return pairs
 
 
@@ -83,15 +111,11 @@ def with_replacement(dataset_size: int, batch_size: int, sigma: float,
     from otbound.verify.high_precision import precise_hockey_stick
 
     judged = []
-    for pair, words in construction_pairs(dataset_size, batch_size, sigma):
+    for pair, shift, direction in construction_pairs(dataset_size, batch_size, sigma):
         bound = hockey_stick(pair, epsilon)
-        judged.append((bound.value - 2 * bound.error, pair, words))
-    value, pair, words = max(judged, key=lambda entry: entry[0])
+        judged.append((bound.value - 2 * bound.error, pair, shift, direction))
+    value, pair, shift, direction = max(judged, key=lambda entry: entry[0])
     lower = max(math.nextafter(value, -math.inf), 0.0)
-    counts = ", ".join(f"{float(w):.6g}" for w in draw_counts(dataset_size, batch_size))
-    witness = (f"x = n = {dataset_size} records, x' = x with record a replaced by a'; m = "
-               f"{batch_size} draws with replacement; f(y) = t·(copies of a) + (t − 1)·(copies "
-               f"of a'), the other records 0 (sensitivity 1); N(0, {sigma:g}²) noise; {words}; "
-               f"copies of a drawn k = 0…{batch_size} with probabilities ({counts})")
+    witness = _witness(dataset_size, batch_size, sigma, pair, shift, direction)
     return Reference(None, lower, witness,
                      lambda: float(precise_hockey_stick(pair, epsilon)[0]))

@@ -27,7 +27,7 @@ import mpmath as mp
 import numpy as np
 
 from otbound.accounting.truncated import TruncatedPoissonSetting
-from otbound.audit.claims import Reference
+from otbound.audit.claims import Reference, Witness
 from otbound.choices import Neighbouring
 
 DIGITS = 50
@@ -54,16 +54,18 @@ def truncated_poisson(setting: TruncatedPoissonSetting, sigma: float,
     judged = []
     for others in OTHERS:
         first, second = outputs(setting, others)
-        for p, q, direction in ((first, second, "P = M(D), Q = M(D')"),
-                                (second, first, "P = M(D'), Q = M(D)")):
+        for p, q, direction in ((first, second, "P = M(x), Q = M(x')"),
+                                (second, first, "P = M(x'), Q = M(x)")):
             judged.append((construction_delta(p, q, sigma, epsilon), p, q, others, direction))
     value, p, q, others, direction = max(judged, key=lambda entry: entry[0])
     lower = max(math.nextafter(float(value) * (1 - 1e-15), -math.inf), 0.0)
     n, rate, b = setting.dataset_size, setting.rate, setting.max_batch
-    witness = (f"D = (x₁ = +1 and {n - 1} records equal to {others:g}), D' = D without x₁; "
-               f"Poisson sampling at p = {rate:g}, then a uniform subset of B = {b} when more "
-               f"are drawn; the sum plus N(0, {sigma:g}²); {direction}: mixtures with "
-               f"{len(p[0])} and {len(q[0])} components, δ = {float(value):.12g}")
+    witness = Witness(
+        ("x1",), (), f"Poisson at p = {rate:g}, then a uniform subset of B = {b} when more are "
+        "drawn", f"the sum of the batch's values: x1 = +1, every common record c_i = "
+        f"{others:g}", f"gaussian (sigma = {sigma:g}, sensitivity = 1.0)",
+        f"{direction}: mixtures with {len(p[0])} and {len(q[0])} components, δ = "
+        f"{float(value):.12g}", "002's construction: x' = x without x1", None, n - 1)
     return Reference(upper, lower, witness, lambda: precise_delta(p, q, sigma, epsilon))
 
 

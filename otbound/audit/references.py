@@ -169,12 +169,13 @@ def _witness(setting: Subsampling, where: str, sides: tuple[tuple[str, ...], ...
         common = setting.dataset_size - removed
     return Witness(tuple(f"r{i}" for i in range(1, removed + 1)),
                    tuple(f"{own}{j}" for j in range(1, inserted + 1)), sampling, function,
-                   described, _pair_text(pair),
+                   described, pair_text(pair),
                    f"{where}; worst case: {mechanism.worst_case_source}",
                    (on_x, on_x_prime), common)
 
 
-def _pair_text(pair) -> str:
+def pair_text(pair) -> str:
+    """The output distributions of a construction, in words."""
     if isinstance(pair, MixturePair):
         def side(means, logs):
             return " + ".join(f"{math.exp(w):.6g}·D({m + 0.0:.6g})" for m, w in zip(means, logs))
