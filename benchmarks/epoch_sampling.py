@@ -24,7 +24,7 @@ from pathlib import Path
 
 import otbound
 from otbound.numerics.balls_in_bins import BallsInBins
-from otbound.numerics.shuffling import lower_epsilon
+from otbound.numerics.shuffling import ShuffledBatches, shuffled_lower_bound
 
 DELTA = 1e-5
 SIGMAS = (0.5, 1.0, 2.0)
@@ -43,7 +43,10 @@ def one_epoch(steps: int, sigma: float) -> dict[str, float]:
                             1, delta=DELTA).epsilon
     seconds = time.perf_counter() - start
     return {"steps": steps, "sigma": sigma, "poisson": poisson, "balls_in_bins": balls,
-            "shuffling_lower": lower_epsilon(steps, sigma, DELTA), "seconds": seconds}
+            "shuffling_lower": shuffled_lower_bound(
+                ShuffledBatches(RECORDS_PER_STEP, RECORDS_PER_STEP * steps), sigma, 1,
+                delta=DELTA).epsilon,
+            "seconds": seconds}
 
 
 def dp_sgd_run() -> tuple[float, float, float, float]:

@@ -43,6 +43,7 @@ _EXPORTS = {
                         "SchemeKind"],
     "otbound.numerics.settings": ["Subsampling"],
     "otbound.numerics.balls_in_bins": ["BallsInBins"],
+    "otbound.numerics.shuffling": ["ShuffledBatches", "shuffled_lower_bound"],
     "otbound.numerics.problems": ["NumericProblem", "Term"],
     "otbound.numerics.derived": ["DerivedBound", "DerivedSetting", "derive_bound"],
     "otbound.numerics.mechanisms": ["Mechanism", "gaussian", "laplace", "randomized_response"],

@@ -174,6 +174,8 @@ def _account(args: argparse.Namespace) -> int:
 
     flags.check_account(args)
     setting, mechanism, options = flags.account_inputs(args)
+    if args.scheme == "shuffle":
+        return _shuffled(args, setting, mechanism)
     with Progress("account", quiet=args.quiet) as progress, certified_mode(args.certified):
         progress(f"composing {args.steps} steps ({args.accountant})")
         guarantee = account(setting, mechanism, args.steps, **options)
@@ -187,6 +189,32 @@ def _account(args: argparse.Namespace) -> int:
         result["certified"] = True
     print(json.dumps(result, indent=2) if args.json
           else text.account_text(args, guarantee, setting))
+    return EXIT_OK
+
+
+def _shuffled(args: argparse.Namespace, setting, mechanism) -> int:
+    """``account --scheme shuffle``: no upper bound is known; the lower bound, said to be one."""
+    from otbound.numerics.mechanisms import AdditiveNoise
+    from otbound.numerics.shuffling import shuffled_lower_bound
+
+    if not (isinstance(mechanism, AdditiveNoise) and mechanism.name == "gaussian"):
+        raise UnsupportedOperation("--scheme shuffle has a lower bound for --mechanism gaussian "
+                                   "only")
+    found = shuffled_lower_bound(setting, mechanism.noise_multiplier, args.steps,
+                                 delta=args.delta, epsilon=args.epsilon)
+    shown = text.shown(setting, mechanism)
+    if args.json:
+        print(json.dumps({"epsilon_lower": found.epsilon if args.delta is not None else None,
+                          "delta_lower": found.delta if args.epsilon is not None else None,
+                          "delta": args.delta, "epsilon": args.epsilon, "epochs": found.epochs,
+                          "upper": None, "bound": found.source, "setting": shown}, indent=2))
+        return EXIT_OK
+    what = (f"ε >= {found.epsilon:.8g} at δ = {args.delta:g}" if args.delta is not None
+            else f"δ >= {found.delta:.8g} at ε = {args.epsilon:g}")
+    print(f"no upper bound is known for shuffled batches (no dominating pair); after "
+          f"{found.epochs} epochs of {setting.steps_per_epoch} steps every valid guarantee has "
+          f"{what} ({found.source})")
+    print("setting: " + text.setting_text(shown))
     return EXIT_OK
 
 

@@ -214,3 +214,60 @@ def test_the_shuffling_events_agree_with_a_simulated_shuffle():
     best = lower_delta(steps, sigma, 0.5)
     at_threshold = predicted[0][0] - math.exp(0.5) * predicted[1][0]
     assert best >= at_threshold * (1 - 1e-12)   # the maximum over C is at least one C's value
+
+
+def test_the_shuffling_lower_bound_composes_the_largest_outputs_exactly_from_below():
+    """Two epochs: the composed lower bound is at most the exact δ of the product of the
+    largest outputs' cell laws (every pair of cells summed directly) and close to it; one
+    epoch is at most the best threshold event's bound and close to it; more epochs, larger ε."""
+    from otbound.numerics.shuffling import (ShuffledBatches, largest_output, lower_delta,
+                                            shuffled_lower_bound)
+
+    steps, sigma = 10, 1.0
+    setting = ShuffledBatches(batch_size=5, dataset_size=5 * steps)
+    p_cells, q_cells = largest_output(steps, sigma)
+    kept = (p_cells > 1e-30) & (q_cells > 1e-30)
+    p_two = np.outer(p_cells[kept], p_cells[kept]).ravel()
+    q_two = np.outer(q_cells[kept], q_cells[kept]).ravel()
+    for eps in (1.0, 3.0):
+        exact = float(np.maximum(p_two - math.exp(eps) * q_two, 0.0).sum())
+        found = shuffled_lower_bound(setting, sigma, 2, epsilon=eps).delta
+        assert found <= exact and found >= 0.98 * exact
+        one = shuffled_lower_bound(setting, sigma, 1, epsilon=eps).delta
+        events = lower_delta(steps, sigma, eps)
+        assert one <= events * (1 + 1e-9) and one >= 0.98 * events
+    epsilons = [shuffled_lower_bound(setting, sigma, e, delta=1e-5).epsilon for e in (1, 2, 5)]
+    assert epsilons[0] < epsilons[1] < epsilons[2]
+
+
+def test_shuffled_batches_have_no_upper_bound_and_the_cli_says_it_is_a_lower_one():
+    import subprocess
+    import sys
+
+    import otbound
+    from otbound.errors import UnsupportedOperation
+
+    with pytest.raises(UnsupportedOperation, match="no upper bound is known"):
+        otbound.account(otbound.ShuffledBatches(10, 100), otbound.gaussian(1.0), 1, delta=1e-5)
+    done = subprocess.run([sys.executable, "-m", "otbound.cli", "account", "--scheme", "shuffle",
+                           "--batch-size", "10", "--dataset-size", "100", "--epochs", "2",
+                           "--mechanism", "gaussian", "--sigma", "1", "--delta", "1e-5"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0
+    assert "no upper bound is known" in done.stdout and "ε >= " in done.stdout
+    assert "lower bound" in done.stdout
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--steps", "3"], "composes epochs: give --epochs"),
+    ([], "needs --epochs"),
+    (["--epochs", "2", "--rate", "0.1"], "--rate does not apply to --scheme balls-in-bins")])
+def test_epoch_flags_are_checked(arguments, message):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "otbound.cli", "account", "--scheme",
+                           "balls-in-bins", "--batch-size", "10", "--dataset-size", "100",
+                           "--mechanism", "gaussian", "--sigma", "1", "--delta", "1e-5",
+                           *arguments], capture_output=True, text=True)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr

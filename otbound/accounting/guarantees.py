@@ -23,8 +23,9 @@ from otbound.accounting.steps import prop_e5_step, subsampled_step
 from otbound.accounting.truncated import TruncatedPoissonSetting
 from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc,
                              SchemeKind)
-from otbound.errors import InternalError, InvalidSpecification, as_choice
+from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation, as_choice
 from otbound.numerics.balls_in_bins import BallsInBins
+from otbound.numerics.shuffling import ShuffledBatches
 from otbound.numerics.derived import as_setting
 from otbound.numerics.families import FAMILIES
 from otbound.numerics.limits import show
@@ -53,6 +54,10 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
     conversion = as_choice(Conversion, conversion, "conversion")
     check_target(delta, epsilon)
     pld.check_discretisation(discretisation)
+    if isinstance(setting, ShuffledBatches):
+        raise UnsupportedOperation(
+            "no upper bound is known for shuffled batches (no dominating pair): "
+            "otbound.shuffled_lower_bound gives a lower bound (Chua et al. 2024)")
     if isinstance(setting, BallsInBins):
         return account_epochs(setting, mechanism, steps, method=method, accountant=accountant,
                               delta=delta, epsilon=epsilon, discretisation=discretisation)

@@ -160,9 +160,10 @@ def _param(text: str) -> tuple[str, str]:
 
 def _add_setting(command: argparse.ArgumentParser, account: bool = False) -> None:
     command.add_argument("--scheme", choices=("poisson", "wor", "truncated-poisson",
-                                              "balls-in-bins"),
+                                              "balls-in-bins", "shuffle"),
                          help="a built-in setting (a shorthand for a bundled derivation); "
-                              "balls-in-bins is epoch-level (account and calibrate, --epochs)")
+                              "balls-in-bins and shuffle are epoch-level (account, --epochs; "
+                              "shuffle: a lower bound only)")
     command.add_argument("--derivation", metavar="NAME_OR_FILE",
                          help="evaluate the bound of this derivation (instead of --scheme)")
     _add_params(command, "a parameter of the derivation, structural or of its scheme, named as "
@@ -216,7 +217,7 @@ def _add_account(commands) -> None:
 
 def _add_epochs(command: argparse.ArgumentParser) -> None:
     command.add_argument("--epochs", type=int, help="number of epochs E >= 1 (--scheme "
-                         "balls-in-bins, instead of --steps)")
+                         "balls-in-bins or shuffle, instead of --steps)")
 
 
 def _add_accounting(command: argparse.ArgumentParser) -> None:

@@ -130,9 +130,9 @@ def build_subsampling(args: argparse.Namespace) -> Subsampling:
 def one_step_inputs(args: argparse.Namespace
                     ) -> tuple[Subsampling | DerivedSetting, Mechanism, list[Method]]:
     """``rdp``'s and ``adp``'s setting, mechanism and methods from their flags."""
-    if args.scheme == "balls-in-bins":
-        raise InvalidSpecification("--scheme balls-in-bins is epoch-level: use account or "
-                                   "calibrate with --epochs")
+    if args.scheme in EPOCH_SCHEMES:
+        raise InvalidSpecification(f"--scheme {args.scheme} is epoch-level: use account with "
+                                   "--epochs")
     return build_setting(args), build_mechanism(args), args.method
 
 
@@ -143,42 +143,50 @@ def build_setting(args: argparse.Namespace):
     check_truncated_flags(args)
     if args.derivation:
         return build_derived_setting(args)
-    if args.scheme == "balls-in-bins":
-        return build_balls_in_bins(args)
+    if args.scheme in EPOCH_SCHEMES:
+        return build_epoch_setting(args)
     if args.scheme == "truncated-poisson":
         return TruncatedPoissonSetting(args.rate, args.max_batch, args.dataset_size,
                                        Neighbouring(args.neighbouring or "add-remove"))
     return build_subsampling(args)
 
 
-def build_balls_in_bins(args: argparse.Namespace):
-    """``--scheme balls-in-bins --batch-size b --dataset-size N``."""
+EPOCH_SCHEMES = ("balls-in-bins", "shuffle")
+"""The schemes whose composition counts epochs."""
+
+
+def build_epoch_setting(args: argparse.Namespace):
+    """``--scheme balls-in-bins|shuffle --batch-size b --dataset-size N``."""
     from otbound.numerics.balls_in_bins import BallsInBins
+    from otbound.numerics.shuffling import ShuffledBatches
 
     for flag in _SETTING_FLAGS + ("param",):
         if flag not in ("batch_size", "dataset_size") and getattr(args, flag, None):
             raise InvalidSpecification(f"--{flag.replace('_', '-')} does not apply to --scheme "
-                                       "balls-in-bins (it takes --batch-size and "
+                                       f"{args.scheme} (it takes --batch-size and "
                                        "--dataset-size)")
     for flag in ("batch_size", "dataset_size"):
         if getattr(args, flag) is None:
-            raise InvalidSpecification(f"--scheme balls-in-bins needs "
+            raise InvalidSpecification(f"--scheme {args.scheme} needs "
                                        f"--{flag.replace('_', '-')}")
-    return BallsInBins(args.batch_size, args.dataset_size)
+    kind = BallsInBins if args.scheme == "balls-in-bins" else ShuffledBatches
+    return kind(args.batch_size, args.dataset_size)
 
 
 def epochs_as_steps(args: argparse.Namespace) -> None:
     """An epoch-level scheme counts epochs (``--epochs``), the others steps (``--steps``); the
     API counts either as ``steps``."""
     epochs = getattr(args, "epochs", None)
-    if args.scheme == "balls-in-bins":
+    if args.scheme in EPOCH_SCHEMES:
         if args.steps is not None:
-            raise UsageError("--scheme balls-in-bins composes epochs: give --epochs, not --steps")
+            raise UsageError(f"--scheme {args.scheme} composes epochs: give --epochs, not "
+                             "--steps")
         if epochs is None and getattr(args, "solve_for", None) != "steps":
-            raise UsageError("--scheme balls-in-bins needs --epochs")
+            raise UsageError(f"--scheme {args.scheme} needs --epochs")
         args.steps = epochs
     elif epochs is not None:
-        raise UsageError("--epochs applies to --scheme balls-in-bins (the others take --steps)")
+        raise UsageError("--epochs applies to --scheme balls-in-bins or shuffle (the others "
+                         "take --steps)")
     elif args.steps is None and getattr(args, "solve_for", None) is None:
         raise UsageError("account needs --steps")
 

@@ -28,10 +28,12 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from otbound.errors import InvalidSpecification
+from otbound.numerics.epoch_settings import EpochSetting
 from otbound.numerics.log_sums import LogSum, combined, lognormal, summed
 from otbound.numerics.rounding import EPS
 
@@ -48,38 +50,12 @@ SOURCE = ("balls-in-bins dominating pair P = (1/T) Σ_t N(e_t, σ² I), Q = N(0,
 
 
 @dataclass(frozen=True)
-class BallsInBins:
+class BallsInBins(EpochSetting):
     """Balls-in-bins sampling: each of the ``dataset_size`` records goes to one uniformly random
     step of each epoch, independently; an epoch has ``⌈dataset_size / batch_size⌉`` steps, so
     that the expected batch size is at most ``batch_size``."""
 
-    batch_size: int
-    dataset_size: int
-
-    def __post_init__(self) -> None:
-        for name in ("batch_size", "dataset_size"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidSpecification(f"{name} must be an integer >= 1, got {value!r}",
-                                           parameter=name)
-        if self.batch_size > self.dataset_size:
-            raise InvalidSpecification(
-                f"batch_size must be at most dataset_size ({self.dataset_size}), got "
-                f"{self.batch_size}", parameter="batch_size")
-
-    @property
-    def steps_per_epoch(self) -> int:
-        return -(-self.dataset_size // self.batch_size)
-
-    def summary(self) -> str:
-        steps = self.steps_per_epoch
-        return (f"balls-in-bins sampling: {self.dataset_size} records, each in one uniformly "
-                f"random step of {steps} per epoch (expected batch size "
-                f"{self.dataset_size / steps:.6g})")
-
-    def describe(self) -> dict:
-        return {"scheme": "balls-in-bins", "batch_size": self.batch_size,
-                "dataset_size": self.dataset_size, "steps_per_epoch": self.steps_per_epoch}
+    scheme: ClassVar[str] = "balls-in-bins"
 
 
 @dataclass(frozen=True)

@@ -1,25 +1,35 @@
-"""Shuffled batches over one epoch: a lower bound on the privacy profile (no upper bound is known).
+"""Shuffled batches: a lower bound on the privacy profile over epochs (no upper bound is known).
 
-Shuffling cuts a uniformly random permutation of the dataset into ``T`` batches of one size.
-Chua et al. 2024 ("How Private are DP-SGD Implementations?", ICML) bound it from below with a
-pair of datasets that differ in one record under zeroing-out (the record replaced by one that
-contributes 0, the analogue of insertion/removal for batches of fixed size): every other record
-contributes −1, the differing record +1. Step ``t`` releases its batch's sum plus ``N(0, σ²)``;
-shifted by the batch size, the epoch's output is ``P = (1/T) Σ_t N(2e_t, σ² I)`` for the one
-dataset and ``Q = (1/T) Σ_t N(e_t, σ² I)`` for the other. For the event ``max_t y_t > C``,
+Shuffling cuts a uniformly random permutation of the dataset into ``T`` batches of one size, anew
+in every epoch. Chua et al. 2024 ("How Private are DP-SGD Implementations?", ICML; "Scalable
+DP-SGD: Shuffling vs. Poisson Subsampling", NeurIPS) bound it from below with a pair of datasets
+that differ in one record under zeroing-out (the record replaced by one that contributes 0, the
+analogue of insertion/removal for batches of fixed size): every other record contributes −1, the
+differing record +1. Step ``t`` releases its batch's sum plus ``N(0, σ²)``; shifted by the batch
+size, an epoch's output is ``P = (1/T) Σ_t N(2e_t, σ² I)`` for the one dataset and
+``Q = (1/T) Σ_t N(e_t, σ² I)`` for the other, whatever the batch size.
 
-    δ(ε) ≥ [1 − Φ((C − 2)/σ) Φ(C/σ)^{T−1}] − e^ε [1 − Φ((C − 1)/σ) Φ(C/σ)^{T−1}],
+Whatever is computed from the outputs cannot be more distinguishable than they are. Here: which
+cell of a fine grid the largest output ``max_t y_t`` of each epoch falls in, whose laws are exact
+(``P(max ≤ c) = Φ((c − 2)/σ) Φ(c/σ)^{T−1}``, ``Q(max ≤ c) = Φ((c − 1)/σ) Φ(c/σ)^{T−1}``). Its
+privacy loss, rounded down to a grid and composed over the epochs, gives δ(ε) from below. For one
+epoch the events ``max_t y_t > C`` alone give
 
-for every ``C``: a lower bound on the profile of every accountant's subject, whatever the batch
-size. An upper bound for shuffling would need a dominating pair, and none is known.
+    δ(ε) ≥ [1 − Φ((C − 2)/σ) Φ(C/σ)^{T−1}] − e^ε [1 − Φ((C − 1)/σ) Φ(C/σ)^{T−1}]
+
+(:func:`_events`). An upper bound for shuffling would need a dominating pair, and none is known.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
+from otbound.errors import InvalidSpecification
+from otbound.numerics.epoch_settings import EpochSetting
 from otbound.numerics.rounding import EPS
 
 THRESHOLDS = np.linspace(-5.0, 40.0, 45001)
@@ -56,15 +66,100 @@ def _events(steps: int, sigma: float, thresholds: np.ndarray) -> tuple[np.ndarra
             -np.expm1(log_ndtr((thresholds - 1) / sigma) + rest))
 
 
-def lower_epsilon(steps: int, sigma: float, delta: float) -> float:
-    """The largest ``ε`` at which the lower bound on δ still reaches ``delta`` (so every valid
-    ε at ``delta`` is at least this); 0 if it never does."""
+LOSS_STEP = 1e-3
+"""Grid of the privacy loss of the largest output (rounded down: the bound stays a lower one)."""
+
+
+@dataclass(frozen=True)
+class ShuffledBatches(EpochSetting):
+    """Shuffling: a uniformly random permutation of the ``dataset_size`` records cut into
+    ``⌈dataset_size / batch_size⌉`` batches per epoch."""
+
+    scheme: ClassVar[str] = "shuffle"
+
+
+@dataclass(frozen=True)
+class LowerBound:
+    """``(ε, δ)`` that no valid guarantee of the setting can beat: every valid ε at this δ is at
+    least ``epsilon`` (or every valid δ at this ε at least ``delta``)."""
+
+    epsilon: float
+    delta: float
+    epochs: int
+    source: str
+
+
+SOURCE = ("lower bound: Chua et al. 2024's pair of datasets (others −1, the record +1 or 0), the "
+          "largest output of each epoch, composed over the epochs")
+
+
+def shuffled_lower_bound(setting: ShuffledBatches, sigma: float, epochs: int, *,
+                delta: float | None = None, epsilon: float | None = None) -> LowerBound:
+    """The lower bound at ``delta`` (ε) or at ``epsilon`` (δ) after ``epochs`` epochs."""
+    if (delta is None) == (epsilon is None):
+        raise InvalidSpecification("give delta or epsilon", parameter="delta")
+    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
+        raise InvalidSpecification(f"epochs must be an integer >= 1, got {epochs!r}",
+                                   parameter="epochs")
+    profile = _composed_profile(setting.steps_per_epoch, sigma, epochs)
+    if epsilon is not None:
+        return LowerBound(epsilon, float(profile(np.array([epsilon]))[0]), epochs, SOURCE)
+    return LowerBound(_inverse(profile, delta), delta, epochs, SOURCE)
+
+
+def _inverse(profile, delta: float) -> float:
+    """The largest ε with ``profile(ε) ≥ delta`` (0 if none)."""
     low, high = 0.0, 1.0
-    if lower_delta(steps, sigma, 0.0) < delta:
+    if profile(np.array([0.0]))[0] < delta:
         return 0.0
-    while lower_delta(steps, sigma, high) >= delta:
+    while profile(np.array([high]))[0] >= delta:
         low, high = high, 2 * high
-    for _ in range(50):
+    for _ in range(60):
         middle = (low + high) / 2
-        low, high = (middle, high) if lower_delta(steps, sigma, middle) >= delta else (low, middle)
+        low, high = (middle, high) if profile(np.array([middle]))[0] >= delta else (low, middle)
     return low
+
+
+def _composed_profile(steps: int, sigma: float, epochs: int):
+    """``ε ↦`` δ of the largest outputs' pair composed ``epochs`` times, from below: the loss
+    rounded down to :data:`LOSS_STEP`, convolved by FFT, less an allowance for its rounding."""
+    from scipy.signal import fftconvolve
+
+    p_cells, q_cells = largest_output(steps, sigma)
+    kept = p_cells > 0
+    losses = np.log(p_cells[kept]) - np.log(q_cells[kept])
+    index = np.floor(losses / LOSS_STEP).astype(np.int64)
+    base = int(index.min())
+    pmf = np.bincount(index - base, weights=p_cells[kept])
+    composed, power, count = None, pmf, epochs
+    while count:
+        if count & 1:
+            composed = power if composed is None else np.maximum(fftconvolve(composed, power), 0)
+        count >>= 1
+        if count:
+            power = np.maximum(fftconvolve(power, power), 0)
+    grid = (epochs * base + np.arange(composed.size)) * LOSS_STEP
+    allowance = 8 * EPS * composed.size * epochs
+
+    def profile(epsilons: np.ndarray) -> np.ndarray:
+        gains = np.maximum(-np.expm1(epsilons[:, None] - grid[None, :]), 0.0)
+        return np.maximum(gains @ composed - allowance, 0.0)
+
+    return profile
+
+
+def largest_output(steps: int, sigma: float) -> tuple[np.ndarray, np.ndarray]:
+    """The laws of the cell of ``max_t y_t`` under ``P`` and ``Q`` (cells of width σ/200 over
+    the bulk, and the two tails), each cell from the side of the nearer tail."""
+    from scipy.special import log_ndtr
+
+    edges = np.arange(-10 * sigma, 2 + math.sqrt(2 * math.log(steps + 1)) * sigma
+                      + 12 * sigma, sigma / 200)
+    rest = (steps - 1) * log_ndtr(edges / sigma)
+    cells = []
+    for shift in (2.0, 1.0):
+        below = np.exp(log_ndtr((edges - shift) / sigma) + rest)      # P(max ≤ c)
+        above = -np.expm1(log_ndtr((edges - shift) / sigma) + rest)   # P(max > c)
+        inner = np.where(below[1:] <= 0.5, below[1:] - below[:-1], above[:-1] - above[1:])
+        cells.append(np.maximum(np.concatenate([[below[0]], inner, [above[-1]]]), 0.0))
+    return cells[0], cells[1]
