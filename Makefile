@@ -25,3 +25,4 @@ bench:
 	python benchmarks/certification_cost.py
 	python benchmarks/wor_substitution_tight.py
 	python benchmarks/worst_case_configurations.py
+	python benchmarks/epoch_sampling.py
