@@ -23,7 +23,7 @@ def account_epochs(setting: BallsInBins, mechanism: Mechanism, epochs: int, *,
                    method: Method | str = Method.TIGHT,
                    accountant: Accountant | str = Accountant.BEST,
                    delta: float | None = None, epsilon: float | None = None,
-                   discretisation: float = DEFAULT_DISCRETISATION, **ignored) -> Guarantee:
+                   discretisation: float = DEFAULT_DISCRETISATION) -> Guarantee:
     """ε at ``delta`` (or δ at ``epsilon``) after ``epochs`` epochs of ``setting`` with the
     Gaussian ``mechanism``: the epochs' PLDs composed (the only accountant for this scheme)."""
     _check(mechanism, epochs, method, accountant)
