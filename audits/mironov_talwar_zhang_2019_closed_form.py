@@ -15,7 +15,7 @@ violation found inside it is a violation under either reading.
 
 import math
 
-from otbound.audit.claims import Claim, Point, grid
+from otbound.audit.claims import Claim, Point
 from otbound.audit.domain import Condition, Domain, integer, real
 from otbound.audit.references import subsampled
 from otbound.choices import Quantity

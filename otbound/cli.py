@@ -194,12 +194,10 @@ def _account(args: argparse.Namespace) -> int:
 
 def _shuffled(args: argparse.Namespace, setting, mechanism) -> int:
     """``account --scheme shuffle``: no upper bound is known; the lower bound, said to be one."""
-    from otbound.numerics.mechanisms import AdditiveNoise
+    from otbound.accounting.epochs import check_epoch_mechanism
     from otbound.numerics.shuffling import shuffled_lower_bound
 
-    if not (isinstance(mechanism, AdditiveNoise) and mechanism.name == "gaussian"):
-        raise UnsupportedOperation("--scheme shuffle has a lower bound for --mechanism gaussian "
-                                   "only")
+    check_epoch_mechanism(mechanism, "shuffling")
     found = shuffled_lower_bound(setting, mechanism.noise_multiplier, args.steps,
                                  delta=args.delta, epsilon=args.epsilon)
     shown = text.shown(setting, mechanism)

@@ -286,7 +286,7 @@ def test_a_published_epsilon_halved_is_unsound():
 def test_the_tests_events_at_two_steps_by_quadrature():
     """At T = 2: ``P(z₁ + z₂ > t)`` as ``∫ p(z₁) P(z₂ > t − z₁) dz₁`` by quadrature, and
     ``P(N ≥ m)`` from the per-step probability of exceeding ``c`` (``1 − (1 − p)²``, ``p²``)."""
-    from otbound.audit.reference_steps import Event, event_epsilon
+    from otbound.audit.reference_steps import CompositionEvent, event_epsilon
 
     rate, sigma, delta = 0.2, 0.9, 1e-3
     with mp.workdps(30):
@@ -302,9 +302,9 @@ def test_the_tests_events_at_two_steps_by_quadrature():
         q_sum = mp.ncdf(-t / (s * mp.sqrt(2)))
         c = mp.mpf("1.4")
         p_one, q_one = exceed(c), mp.ncdf(-c / s)
-        expected = {Event("sum", 2.5): (p_sum, q_sum),
-                    Event("count", 1.4, 1): (1 - (1 - p_one) ** 2, 1 - (1 - q_one) ** 2),
-                    Event("count", 1.4, 2): (p_one ** 2, q_one ** 2)}
+        expected = {CompositionEvent("sum", 2.5): (p_sum, q_sum),
+                    CompositionEvent("count", 1.4, 1): (1 - (1 - p_one) ** 2, 1 - (1 - q_one) ** 2),
+                    CompositionEvent("count", 1.4, 2): (p_one ** 2, q_one ** 2)}
         for event, (p, q_value) in expected.items():
             assert p > delta
             exact = float(mp.log((p - delta) / q_value))

@@ -214,11 +214,11 @@ def test_a_witness_lists_common_records_only_for_a_small_dataset():
 
 def _worst_pair(setting, mechanism, witness):
     """The pair behind the witness: the case its source names, the outputs it prints."""
-    from otbound.audit.references import _named_cases, pair_text
+    from otbound.audit.references import _named_cases, outputs_text
 
     for where, _, terms in _named_cases(setting):
         for pair, _ in mechanism.worst_components(terms[0].problem):
-            if witness.source.startswith(where) and witness.outputs == pair_text(pair):
+            if witness.source.startswith(where) and witness.outputs == outputs_text(pair):
                 return pair
     raise AssertionError("no case named by the witness")
 

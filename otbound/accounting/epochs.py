@@ -14,8 +14,8 @@ from otbound.accounting import pld
 from otbound.accounting.accountant import Guarantee
 from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Method
 from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.numerics.balls_in_bins import GRID_STEP, SOURCE, BallsInBins, epoch_profile
-from otbound.numerics.families import GAUSSIAN
+from otbound.numerics.balls_in_bins import (BALLS_IN_BINS_SOURCE, GRID_STEP, BallsInBins,
+                                            epoch_profile)
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism
 
 
@@ -31,7 +31,7 @@ def account_epochs(setting: BallsInBins, mechanism: Mechanism, epochs: int, *,
     pld.check_composed_size(composed, epochs)
     if epochs > 1:
         composed = composed.self_compose(epochs, pld.TRUNCATION)
-    details = {"method": "tight", "bound": SOURCE, "grid_step": GRID_STEP,
+    details = {"method": "tight", "bound": BALLS_IN_BINS_SOURCE, "grid_step": GRID_STEP,
                "steps_per_epoch": setting.steps_per_epoch, "guarantee": "deterministic"}
     if delta is not None:
         return Guarantee(pld.pld_epsilon([composed], delta), delta, epochs, Accountant.PLD,
@@ -56,10 +56,15 @@ def epoch_pld(setting: BallsInBins, mechanism: Mechanism,
     return PrivacyLossDistribution(remove, add)
 
 
+def check_epoch_mechanism(mechanism: Mechanism, scheme: str) -> None:
+    """The epoch-level schemes are bounded for the noise families that say so (Gaussian)."""
+    if not (isinstance(mechanism, AdditiveNoise) and mechanism.family.epoch_level):
+        raise UnsupportedOperation(f"{scheme} is bounded for the Gaussian mechanism only, got "
+                                   f"{mechanism.name}")
+
+
 def _check(mechanism: Mechanism, epochs: int, method, accountant) -> None:
-    if not (isinstance(mechanism, AdditiveNoise) and mechanism.family is GAUSSIAN):
-        raise UnsupportedOperation("balls-in-bins sampling is accounted for the Gaussian "
-                                   f"mechanism only, got {mechanism.name}")
+    check_epoch_mechanism(mechanism, "balls-in-bins sampling")
     if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
         raise InvalidSpecification(f"epochs must be an integer >= 1, got {epochs!r}",
                                    parameter="epochs")

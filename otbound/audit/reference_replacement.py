@@ -27,7 +27,7 @@ import mpmath as mp
 import numpy as np
 
 from otbound.audit.claims import Reference, Witness
-from otbound.audit.references import pair_text
+from otbound.audit.references import outputs_text
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.families import GAUSSIAN
 from otbound.numerics.pairs import MixturePair
@@ -75,7 +75,7 @@ def _witness(dataset_size: int, batch_size: int, sigma: float, pair: MixturePair
                    f"{table(on_x, 'a')} (y from x); {table(on_x_prime, SUBSTITUTE)} "
                    "(y from x'); the other records contribute 0",
                    f"gaussian (sigma = {sigma:g}, sensitivity = 1.0)",
-                   f"{direction}: {pair_text(pair)}",
+                   f"{direction}: {outputs_text(pair)}",
                    f"the construction f = t·(copies of a) + (t − 1)·(copies of a'), t = "
                    f"{shift:g}; a drawn k = 0…{batch_size} times with probabilities ({counts})",
                    (on_x, on_x_prime), dataset_size - 1)

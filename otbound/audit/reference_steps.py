@@ -37,17 +37,17 @@ from scipy.stats import binom, norm
 
 from otbound.audit.claims import Reference, Witness
 
-DIGITS = 50
+EVENT_DIGITS = 50
 CONFIRM_DIGITS = 80
 DROPPED = 1e-60
 """Binomial terms of ``P(A)`` below this fraction of the largest are left out (lowering
 ``P(A)``, so the lower end stays a lower end)."""
-THRESHOLDS = 81
+COUNT_THRESHOLDS = 81
 """Thresholds ``c`` of the count test tried, evenly from 0 to 8σ."""
 
 
 @dataclass(frozen=True)
-class Event:
+class CompositionEvent:
     """A test's event: ``S > t`` (``kind = "sum"``) or ``N ≥ m`` with ``zᵢ > c``
     (``kind = "count"``)."""
 
@@ -77,8 +77,8 @@ def composed_poisson_gaussian(rate: float, sigma: float, steps: int,
                      lambda: _confirm(event, rate, sigma, steps, delta))
 
 
-def event_epsilon(event: Event, rate: float, sigma: float, steps: int, delta: float,
-                  digits: int = DIGITS) -> mp.mpf | None:
+def event_epsilon(event: CompositionEvent, rate: float, sigma: float, steps: int, delta: float,
+                  digits: int = EVENT_DIGITS) -> mp.mpf | None:
     """``log((P(A) − δ)/Q(A))`` for the event ``A`` (``None`` if ``P(A) ≤ δ``), in ``digits``
     digits; terms of ``P(A)`` are dropped only where they are negligible."""
     with mp.workdps(digits):
@@ -86,7 +86,7 @@ def event_epsilon(event: Event, rate: float, sigma: float, steps: int, delta: fl
         return mp.log((p - delta) / q) if p > delta else None
 
 
-def _probabilities(event: Event, rate: float, sigma: float, steps: int) -> tuple[mp.mpf, mp.mpf]:
+def _probabilities(event: CompositionEvent, rate: float, sigma: float, steps: int) -> tuple[mp.mpf, mp.mpf]:
     """``(P(A), Q(A))`` at the working precision."""
     r, s = mp.mpf(rate), mp.mpf(sigma)
     if event.kind == "sum":
@@ -117,7 +117,7 @@ def _binomial_range(rate: float, steps: int) -> tuple[int, int]:
     return int(kept[0]), int(kept[-1])
 
 
-def _best_sum(rate: float, sigma: float, steps: int, delta: float) -> tuple[float, Event]:
+def _best_sum(rate: float, sigma: float, steps: int, delta: float) -> tuple[float, CompositionEvent]:
     """The threshold ``t`` of the sum test with the largest ``ε`` (double precision)."""
     low, high = _binomial_range(rate, steps)
     k = np.arange(low, high + 1)
@@ -137,14 +137,14 @@ def _best_sum(rate: float, sigma: float, steps: int, delta: float) -> tuple[floa
                             bounds=(grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]),
                             options={"xatol": 1e-6 * spread})
     t = float(found.x) if -found.fun >= values[best] else float(grid[best])
-    return max(-found.fun, values[best]), Event("sum", t)
+    return max(-found.fun, values[best]), CompositionEvent("sum", t)
 
 
-def _best_count(rate: float, sigma: float, steps: int, delta: float) -> tuple[float, Event]:
+def _best_count(rate: float, sigma: float, steps: int, delta: float) -> tuple[float, CompositionEvent]:
     """The threshold ``c`` and count ``m`` of the count test with the largest ``ε`` (double
     precision; every ``m`` within 12 standard deviations above the mean under ``P``)."""
-    best = (-math.inf, Event("count", 0.0, 1))
-    for c in np.linspace(0.0, 8.0 * sigma, THRESHOLDS):
+    best = (-math.inf, CompositionEvent("count", 0.0, 1))
+    for c in np.linspace(0.0, 8.0 * sigma, COUNT_THRESHOLDS):
         above_q = float(norm.sf(c / sigma))
         above_p = (1 - rate) * above_q + rate * float(norm.sf((c - 1) / sigma))
         mean, spread = steps * above_p, math.sqrt(steps * above_p * (1 - above_p))
@@ -156,11 +156,11 @@ def _best_count(rate: float, sigma: float, steps: int, delta: float) -> tuple[fl
         values = np.log(np.exp(log_p[kept]) - delta) - log_q[kept]
         i = int(np.argmax(values))
         if values[i] > best[0]:
-            best = (float(values[i]), Event("count", float(c), int(m[kept][i])))
+            best = (float(values[i]), CompositionEvent("count", float(c), int(m[kept][i])))
     return best
 
 
-def _confirm(event: Event, rate: float, sigma: float, steps: int, delta: float) -> float:
+def _confirm(event: CompositionEvent, rate: float, sigma: float, steps: int, delta: float) -> float:
     """The event's ``ε`` at 80 digits by another route: every binomial term of the sum test's
     ``P(A)`` with exact coefficients; the count test's tails summed term by term."""
     with mp.workdps(CONFIRM_DIGITS):
@@ -180,9 +180,9 @@ def _confirm(event: Event, rate: float, sigma: float, steps: int, delta: float) 
         return float(mp.log((p - delta) / q)) if p > delta else math.nan
 
 
-def _witness(event: Event, rate: float, sigma: float, steps: int, delta: float,
+def _witness(event: CompositionEvent, rate: float, sigma: float, steps: int, delta: float,
              value: mp.mpf | None) -> Witness:
-    with mp.workdps(DIGITS):
+    with mp.workdps(EVENT_DIGITS):
         p, q = _probabilities(event, rate, sigma, steps)
     proved = "" if value is None else f", so ε ≥ log((P(A) − δ)/Q(A)) = {float(value):.6g}"
     return Witness(

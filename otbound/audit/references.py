@@ -169,12 +169,12 @@ def _witness(setting: Subsampling, where: str, sides: tuple[tuple[str, ...], ...
         common = setting.dataset_size - removed
     return Witness(tuple(f"r{i}" for i in range(1, removed + 1)),
                    tuple(f"{own}{j}" for j in range(1, inserted + 1)), sampling, function,
-                   described, pair_text(pair),
+                   described, outputs_text(pair),
                    f"{where}; worst case: {mechanism.worst_case_source}",
                    (on_x, on_x_prime), common)
 
 
-def pair_text(pair) -> str:
+def outputs_text(pair) -> str:
     """The output distributions of a construction, in words."""
     if isinstance(pair, MixturePair):
         def side(means, logs):

@@ -44,7 +44,7 @@ bound's loss is up to ``levels × step`` too large (levels ≈ 2 log₂ T): the 
 epochs: ε(1e-5) ≤ 1.0695 at this step, 1.0943 at twice it). The time grows as 1/step²."""
 REACH = 12.0
 """Standard deviations of ``log L`` the grid spans beyond the bulk (tails of mass < 1e-32)."""
-SOURCE = ("balls-in-bins dominating pair P = (1/T) Σ_t N(e_t, σ² I), Q = N(0, σ² I) (Chua et al. "
+BALLS_IN_BINS_SOURCE = ("balls-in-bins dominating pair P = (1/T) Σ_t N(e_t, σ² I), Q = N(0, σ² I) (Chua et al. "
           "2025; Feldman & Shenfeld 2025), δ bounded by the distribution of log Σ_t L_t rounded "
           "up and down on a grid (deterministic)")
 

@@ -48,6 +48,10 @@ class NoiseFamily(ABC):
     """Whether 001 Thm. 3.6's pattern has the certified three-point solver."""
     binomial_expansion: bool = False
     """Whether ``Ψ_α((1−r)D(0) + rD(d) ‖ D(0))`` has 001 Prop. E.4's binomial expansion."""
+    epoch_level: bool = False
+    """Whether the epoch-level schemes are bounded for this family: balls-in-bins through the
+    lognormal density ratios of its pair (:mod:`otbound.numerics.balls_in_bins`), shuffling
+    through its largest output (:mod:`otbound.numerics.shuffling`)."""
 
     def __repr__(self) -> str:
         return f"<{self.name} noise>"

@@ -32,7 +32,7 @@ from otbound.errors import InvalidSpecification
 from otbound.numerics.epoch_settings import EpochSetting
 from otbound.numerics.rounding import EPS
 
-THRESHOLDS = np.linspace(-5.0, 40.0, 45001)
+EVENT_THRESHOLDS = np.linspace(-5.0, 40.0, 45001)
 """Values of ``C`` searched (a finer one is found near the best)."""
 
 
@@ -46,12 +46,12 @@ def lower_delta(steps: int, sigma: float, epsilon: float) -> float:
         factor = math.exp(epsilon)
         return p_event - factor * q_event, 8 * EPS * (p_event + factor * q_event)
 
-    values, _ = bound(THRESHOLDS)
+    values, _ = bound(EVENT_THRESHOLDS)
     best = int(np.argmax(values))
-    step = THRESHOLDS[1] - THRESHOLDS[0]
+    step = EVENT_THRESHOLDS[1] - EVENT_THRESHOLDS[0]
     refined = minimize_scalar(lambda c: -bound(c)[0][0], method="bounded",
-                              bounds=(THRESHOLDS[best] - step, THRESHOLDS[best] + step)).x
-    threshold = refined if bound(refined)[0][0] > values[best] else THRESHOLDS[best]
+                              bounds=(EVENT_THRESHOLDS[best] - step, EVENT_THRESHOLDS[best] + step)).x
+    threshold = refined if bound(refined)[0][0] > values[best] else EVENT_THRESHOLDS[best]
     value, error = bound(threshold)
     return max(0.0, float(value[0] - error[0]))
 
@@ -89,7 +89,7 @@ class LowerBound:
     source: str
 
 
-SOURCE = ("lower bound: Chua et al. 2024's pair of datasets (others −1, the record +1 or 0), the "
+SHUFFLING_SOURCE = ("lower bound: Chua et al. 2024's pair of datasets (others −1, the record +1 or 0), the "
           "largest output of each epoch, composed over the epochs")
 
 
@@ -103,8 +103,8 @@ def shuffled_lower_bound(setting: ShuffledBatches, sigma: float, epochs: int, *,
                                    parameter="epochs")
     profile = _composed_profile(setting.steps_per_epoch, sigma, epochs)
     if epsilon is not None:
-        return LowerBound(epsilon, float(profile(np.array([epsilon]))[0]), epochs, SOURCE)
-    return LowerBound(_inverse(profile, delta), delta, epochs, SOURCE)
+        return LowerBound(epsilon, float(profile(np.array([epsilon]))[0]), epochs, SHUFFLING_SOURCE)
+    return LowerBound(_inverse(profile, delta), delta, epochs, SHUFFLING_SOURCE)
 
 
 def _inverse(profile, delta: float) -> float:
