@@ -47,11 +47,11 @@ def lower_delta(steps: int, sigma: float, epsilon: float) -> float:
         return p_event - factor * q_event, 8 * EPS * (p_event + factor * q_event)
 
     values, _ = bound(EVENT_THRESHOLDS)
-    best = int(np.argmax(values))
+    best = EVENT_THRESHOLDS[int(np.argmax(values))]
     step = EVENT_THRESHOLDS[1] - EVENT_THRESHOLDS[0]
     refined = minimize_scalar(lambda c: -bound(c)[0][0], method="bounded",
-                              bounds=(EVENT_THRESHOLDS[best] - step, EVENT_THRESHOLDS[best] + step)).x
-    threshold = refined if bound(refined)[0][0] > values[best] else EVENT_THRESHOLDS[best]
+                              bounds=(best - step, best + step)).x
+    threshold = refined if bound(refined)[0][0] > values.max() else best
     value, error = bound(threshold)
     return max(0.0, float(value[0] - error[0]))
 
