@@ -13,9 +13,10 @@ from __future__ import annotations
 from otbound.accounting import pld
 from otbound.accounting.accountant import Guarantee
 from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Method
-from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.errors import UnsupportedOperation
 from otbound.numerics.balls_in_bins import (BALLS_IN_BINS_SOURCE, GRID_STEP, BallsInBins,
                                             epoch_profile)
+from otbound.numerics.epoch_settings import check_epochs
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism
 
 
@@ -65,9 +66,7 @@ def check_epoch_mechanism(mechanism: Mechanism, scheme: str) -> None:
 
 def _check(mechanism: Mechanism, epochs: int, method, accountant) -> None:
     check_epoch_mechanism(mechanism, "balls-in-bins sampling")
-    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
-        raise InvalidSpecification(f"epochs must be an integer >= 1, got {epochs!r}",
-                                   parameter="epochs")
+    check_epochs(epochs)
     if Method(method) is not Method.TIGHT:
         raise UnsupportedOperation("balls-in-bins sampling has one method: its dominating pair "
                                    "(method='tight')")

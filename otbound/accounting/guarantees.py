@@ -25,12 +25,12 @@ from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Met
                              SchemeKind)
 from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation, as_choice
 from otbound.numerics.balls_in_bins import BallsInBins
-from otbound.numerics.shuffling import ShuffledBatches
 from otbound.numerics.derived import as_setting
 from otbound.numerics.families import FAMILIES
 from otbound.numerics.limits import show
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism
 from otbound.numerics.settings import Subsampling
+from otbound.numerics.shuffling import ShuffledBatches
 
 NOISE = {family.parameter: family.name for family in FAMILIES.values()}
 """The noise parameters a calibration can solve for, and the mechanism each belongs to."""
@@ -44,7 +44,8 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
     """ε at ``delta`` (or δ at ``epsilon``) after ``steps`` steps of ``setting`` with
     ``mechanism``, bounded by ``method`` — ``tight`` (the engine's dominating pairs, 001, 003
     Thm. 3.8), ``agnostic`` (the per-step bounds of :mod:`otbound.numerics.one_step`) or
-    ``posthoc`` (group privacy after the K = 1 bound, :mod:`.posthoc`) — and composed by ``accountant`` (``best`` of ``rdp`` and ``pld``).
+    ``posthoc`` (group privacy after the K = 1 bound, :mod:`.posthoc`) — and composed by
+    ``accountant`` (``best`` of ``rdp`` and ``pld``).
     ``details["method"]`` names the bound used: where ``tight`` has no exact solver, the
     smallest of the sound alternatives is reported (the relaxed pairs, 001 Prop. E.5's pairs
     without replacement, the agnostic bound)."""

@@ -27,9 +27,10 @@ import mpmath as mp
 import numpy as np
 
 from otbound.audit.claims import Reference, Witness
-from otbound.audit.references import outputs_text
+from otbound.audit.references import count_table, mechanism_text, outputs_text
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.families import GAUSSIAN
+from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.pairs import MixturePair
 
 SHIFTS = (1.0, 0.5)
@@ -64,17 +65,13 @@ def _witness(dataset_size: int, batch_size: int, sigma: float, pair: MixturePair
         return tuple(value * k + 0.0 for k in range(batch_size + 1))
 
     on_x, on_x_prime = by_copies(shift), by_copies(shift - 1)
-
-    def table(side: tuple[float, ...], record: str) -> str:
-        shown = ", ".join(f"{v:.6g}" for v in side)
-        return f"({shown}) on batches holding 0, 1, … copies of {record}"
-
     counts = ", ".join(f"{float(w):.6g}" for w in draw_counts(dataset_size, batch_size))
-    return Witness(("a",), ("a'",), f"{batch_size} draws with replacement from the "
+    return Witness(("a",), (SUBSTITUTE,), f"{batch_size} draws with replacement from the "
                    f"{dataset_size} records, kept as a multiset",
-                   f"{table(on_x, 'a')} (y from x); {table(on_x_prime, SUBSTITUTE)} "
-                   "(y from x'); the other records contribute 0",
-                   f"gaussian (sigma = {sigma:g}, sensitivity = 1.0)",
+                   f"{count_table(on_x, 'copies of a')} (y from x); "
+                   f"{count_table(on_x_prime, f'copies of {SUBSTITUTE}')} (y from x'); the "
+                   "other records contribute 0",
+                   mechanism_text(gaussian(sigma)),
                    f"{direction}: {outputs_text(pair)}",
                    f"the construction f = t·(copies of a) + (t − 1)·(copies of a'), t = "
                    f"{shift:g}; a drawn k = 0…{batch_size} times with probabilities ({counts})",

@@ -86,7 +86,8 @@ def event_epsilon(event: CompositionEvent, rate: float, sigma: float, steps: int
         return mp.log((p - delta) / q) if p > delta else None
 
 
-def _probabilities(event: CompositionEvent, rate: float, sigma: float, steps: int) -> tuple[mp.mpf, mp.mpf]:
+def _probabilities(event: CompositionEvent, rate: float, sigma: float,
+                   steps: int) -> tuple[mp.mpf, mp.mpf]:
     """``(P(A), Q(A))`` at the working precision."""
     r, s = mp.mpf(rate), mp.mpf(sigma)
     if event.kind == "sum":
@@ -117,7 +118,8 @@ def _binomial_range(rate: float, steps: int) -> tuple[int, int]:
     return int(kept[0]), int(kept[-1])
 
 
-def _best_sum(rate: float, sigma: float, steps: int, delta: float) -> tuple[float, CompositionEvent]:
+def _best_sum(rate: float, sigma: float, steps: int,
+              delta: float) -> tuple[float, CompositionEvent]:
     """The threshold ``t`` of the sum test with the largest ``ε`` (double precision)."""
     low, high = _binomial_range(rate, steps)
     k = np.arange(low, high + 1)
@@ -140,7 +142,8 @@ def _best_sum(rate: float, sigma: float, steps: int, delta: float) -> tuple[floa
     return max(-found.fun, values[best]), CompositionEvent("sum", t)
 
 
-def _best_count(rate: float, sigma: float, steps: int, delta: float) -> tuple[float, CompositionEvent]:
+def _best_count(rate: float, sigma: float, steps: int,
+                delta: float) -> tuple[float, CompositionEvent]:
     """The threshold ``c`` and count ``m`` of the count test with the largest ``ε`` (double
     precision; every ``m`` within 12 standard deviations above the mean under ``P``)."""
     best = (-math.inf, CompositionEvent("count", 0.0, 1))
@@ -160,7 +163,8 @@ def _best_count(rate: float, sigma: float, steps: int, delta: float) -> tuple[fl
     return best
 
 
-def _confirm(event: CompositionEvent, rate: float, sigma: float, steps: int, delta: float) -> float:
+def _confirm(event: CompositionEvent, rate: float, sigma: float, steps: int,
+             delta: float) -> float:
     """The event's ``ε`` at 80 digits by another route: every binomial term of the sum test's
     ``P(A)`` with exact coefficients; the count test's tails summed term by term."""
     with mp.workdps(CONFIRM_DIGITS):

@@ -28,6 +28,7 @@ import numpy as np
 
 from otbound.accounting.truncated import TruncatedPoissonSetting
 from otbound.audit.claims import Reference, Witness
+from otbound.audit.references import mechanism_text
 from otbound.choices import Neighbouring
 
 DIGITS = 50
@@ -63,7 +64,7 @@ def truncated_poisson(setting: TruncatedPoissonSetting, sigma: float,
     witness = Witness(
         ("x1",), (), f"Poisson at p = {rate:g}, then a uniform subset of B = {b} when more are "
         "drawn", f"the sum of the batch's values: x1 = +1, every common record c_i = "
-        f"{others:g}", f"gaussian (sigma = {sigma:g}, sensitivity = 1.0)",
+        f"{others:g}", mechanism_text(gaussian(sigma)),
         f"{direction}: mixtures with {len(p[0])} and {len(q[0])} components, δ = "
         f"{float(value):.12g}", "002's construction: x' = x without x1", None, n - 1)
     return Reference(upper, lower, witness, lambda: precise_delta(p, q, sigma, epsilon))

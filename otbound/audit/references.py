@@ -142,24 +142,17 @@ def _named_cases(setting: Subsampling):
 def _witness(setting: Subsampling, where: str, sides: tuple[tuple[str, ...], ...],
              kept: tuple[str, ...], mechanism: Mechanism, pair, values: np.ndarray) -> Witness:
     """The construction as data: ``x`` holds the records ``r_i`` that ``x'`` lacks, ``x'`` the
-    records ``i_j`` (inserted) or ``s_j`` (substituted) that ``x`` lacks (under Poisson subsampling records common to both change
-    nothing and are left out; without replacement the other ``N − K`` records are listed as
-    common); the mixture's component ``k`` on either side is the event that the batch holds
-    ``k`` of that side's own records, and ``f`` takes the construction's value there. ``kept``
-    are the components of positive probability, in the order of ``values``."""
+    records ``i_j`` (inserted) or ``s_j`` (substituted) that ``x`` lacks (under Poisson
+    subsampling records common to both change nothing and are left out; without replacement
+    the other ``N − K`` records are listed as common); the mixture's component ``k`` on
+    either side is the event that the batch holds ``k`` of that side's own records, and ``f``
+    takes the construction's value there. ``kept`` are the components of positive
+    probability, in the order of ``values``."""
     value_of = dict(zip(kept, (float(v) + 0.0 for v in values)))   # + 0.0: no "-0"
     on_x, on_x_prime = (tuple(value_of.get(label) for label in side) for side in sides)
-
-    def table(side: tuple[float | None, ...], records: str) -> str:
-        shown = ", ".join("—" if v is None else f"{v:.6g}" for v in side)
-        return f"({shown}) on batches holding 0, 1, … of {records}"
-
     own = "i" if setting.scheme is SchemeKind.POISSON else "s"   # inserted / substituted
-    function = (f"{table(on_x, 'the r_i')} (y ⊆ x); {table(on_x_prime, f'the {own}_j')} "
-                "(y ⊆ x')")
-    described = dict(describe(mechanism))
-    name = described.pop("mechanism", mechanism.name)
-    described = f"{name} ({', '.join(f'{k} = {v}' for k, v in described.items())})"
+    function = (f"{count_table(on_x, 'of the r_i')} (y ⊆ x); "
+                f"{count_table(on_x_prime, f'of the {own}_j')} (y ⊆ x')")
     removed, inserted = len(on_x) - 1, len(on_x_prime) - 1
     if setting.scheme is SchemeKind.POISSON:
         sampling, common = f"Poisson, each record kept with probability {setting.rate:g}", 0
@@ -169,9 +162,23 @@ def _witness(setting: Subsampling, where: str, sides: tuple[tuple[str, ...], ...
         common = setting.dataset_size - removed
     return Witness(tuple(f"r{i}" for i in range(1, removed + 1)),
                    tuple(f"{own}{j}" for j in range(1, inserted + 1)), sampling, function,
-                   described, outputs_text(pair),
+                   mechanism_text(mechanism), outputs_text(pair),
                    f"{where}; worst case: {mechanism.worst_case_source}",
                    (on_x, on_x_prime), common)
+
+
+def count_table(values: tuple[float | None, ...], counted: str) -> str:
+    """``f`` by how many records (or copies) ``counted`` a batch holds, ``—`` for a count no
+    batch has."""
+    shown = ", ".join("—" if v is None else f"{v:.6g}" for v in values)
+    return f"({shown}) on batches holding 0, 1, … {counted}"
+
+
+def mechanism_text(mechanism: Mechanism) -> str:
+    """The mechanism and its parameters, as a witness shows them."""
+    described = dict(describe(mechanism))
+    name = described.pop("mechanism", mechanism.name)
+    return f"{name} ({', '.join(f'{k} = {v}' for k, v in described.items())})"
 
 
 def outputs_text(pair) -> str:

@@ -34,7 +34,7 @@ import numpy as np
 
 from otbound.errors import InvalidSpecification
 from otbound.numerics.epoch_settings import EpochSetting
-from otbound.numerics.log_sums import LogSum, combined, lognormal, summed
+from otbound.numerics.log_sums import LogSum, combined, lognormal, repeated
 from otbound.numerics.rounding import EPS
 
 GRID_STEP = 5e-4
@@ -44,9 +44,10 @@ bound's loss is up to ``levels × step`` too large (levels ≈ 2 log₂ T): the 
 epochs: ε(1e-5) ≤ 1.0695 at this step, 1.0943 at twice it). The time grows as 1/step²."""
 REACH = 12.0
 """Standard deviations of ``log L`` the grid spans beyond the bulk (tails of mass < 1e-32)."""
-BALLS_IN_BINS_SOURCE = ("balls-in-bins dominating pair P = (1/T) Σ_t N(e_t, σ² I), Q = N(0, σ² I) (Chua et al. "
-          "2025; Feldman & Shenfeld 2025), δ bounded by the distribution of log Σ_t L_t rounded "
-          "up and down on a grid (deterministic)")
+BALLS_IN_BINS_SOURCE = (
+    "balls-in-bins dominating pair P = (1/T) Σ_t N(e_t, σ² I), Q = N(0, σ² I) (Chua et al. 2025; "
+    "Feldman & Shenfeld 2025), δ bounded by the distribution of log Σ_t L_t rounded up and down "
+    "on a grid (deterministic)")
 
 
 @dataclass(frozen=True)
@@ -78,16 +79,12 @@ class EpochProfile:
     q_down: LogSum
 
     def remove(self, epsilons) -> Bracket:
-        """``δ_remove(ε) = E_P[(1 − e^ε/W̄)_+]``: increasing in ``S``."""
-        eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
-        return Bracket(_mean_above(self.p_up, self.steps, eps) + _unaccounted(self.p_up),
-                       _mean_above(self.p_down, self.steps, eps, beyond_counts=False))
+        """``δ_remove(ε) = E_P[(1 − e^ε/W̄)_+]``: the loss ``log W̄``, increasing in ``S``."""
+        return _bracket(self.p_up, self.p_down, self.steps, epsilons, 1)
 
     def add(self, epsilons) -> Bracket:
-        """``δ_add(ε) = E_Q[(1 − e^ε W̄)_+]``: decreasing in ``S``."""
-        eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
-        return Bracket(_mean_below(self.q_down, self.steps, eps) + _unaccounted(self.q_down),
-                       _mean_below(self.q_up, self.steps, eps, beyond_counts=False))
+        """``δ_add(ε) = E_Q[(1 − e^ε W̄)_+]``: the loss ``−log W̄``, decreasing in ``S``."""
+        return _bracket(self.q_down, self.q_up, self.steps, epsilons, -1)
 
     def loss_range(self) -> tuple[float, float]:
         """The privacy losses both directions take on the grids: ``log W̄`` under ``P``
@@ -97,41 +94,34 @@ class EpochProfile:
         return (min(p_points[0], -q_points[-1]), max(p_points[-1], -q_points[0]))
 
 
-def _mean_above(dist: LogSum, steps: int, eps: np.ndarray, beyond_counts: bool = True
-                ) -> np.ndarray:
-    """``Σ_k m_k (1 − e^{ε − l_k})_+`` (+ the mass above the grid if ``beyond_counts``), with
-    ``l_k = log S_k − log T`` increasing: suffix sums of ``m`` and ``m e^{−(l − l_0)}``, each
-    bound widened by its floating-point error."""
-    losses = dist.points() - math.log(steps)
+def _bracket(raising: LogSum, lowering: LogSum, steps: int, epsilons, sign: int) -> Bracket:
+    """``E[(1 − e^{ε − l})_+]`` for the loss ``l = sign · (log S − log T)``: bounded above by
+    the distribution rounded the way that raises ``l`` (its mass beyond the grid, and what
+    rounding lost, counted as 1), below by the other (that mass counted as 0); each sum moved
+    by its floating-point error."""
+    eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+    value, error = _hockey_stick(raising, steps, eps, sign)
+    upper = np.maximum(value, 0.0) + error + raising.beyond + _unaccounted(raising)
+    value, error = _hockey_stick(lowering, steps, eps, sign)
+    return Bracket(upper, np.maximum(value - error, 0.0))
+
+
+def _hockey_stick(dist: LogSum, steps: int, eps: np.ndarray, sign: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``Σ_k m_k (1 − e^{ε − l_k})_+`` over the grid, ``l_k = sign · (log S_k − log T)`` put in
+    increasing order, by suffix sums of ``m`` and ``m e^{−(l − l_0)}``, and a bound on its
+    floating-point error."""
+    losses = sign * (dist.points() - math.log(steps))
     mass = dist.mass
+    if sign < 0:
+        losses, mass = losses[::-1], mass[::-1]
     scaled = mass * np.exp(losses[0] - losses)   # ≤ mass: no overflow
     total = np.concatenate([np.cumsum(mass[::-1])[::-1], [0.0]])
     weighted = np.concatenate([np.cumsum(scaled[::-1])[::-1], [0.0]])
     first = np.searchsorted(losses, eps, side="right")
     factor = np.exp(eps - losses[0])
     value = total[first] - factor * weighted[first]
-    error = 4 * EPS * mass.size * (total[first] + factor * weighted[first])
-    if beyond_counts:
-        return np.maximum(value, 0.0) + error + dist.beyond
-    return np.maximum(value - error, 0.0)
-
-
-def _mean_below(dist: LogSum, steps: int, eps: np.ndarray, beyond_counts: bool = True
-                ) -> np.ndarray:
-    """``Σ_k m_k (1 − e^{ε + l_k})_+`` (+ the mass below the grid if ``beyond_counts``), by
-    prefix sums of ``m`` and ``m e^{l − l_last}``."""
-    losses = dist.points() - math.log(steps)
-    mass = dist.mass
-    scaled = mass * np.exp(losses - losses[-1])
-    total = np.concatenate([[0.0], np.cumsum(mass)])
-    weighted = np.concatenate([[0.0], np.cumsum(scaled)])
-    count = np.searchsorted(losses, -eps, side="left")   # l_k < −ε
-    factor = np.exp(eps + losses[-1])
-    value = total[count] - factor * weighted[count]
-    error = 4 * EPS * mass.size * (total[count] + factor * weighted[count])
-    if beyond_counts:
-        return np.maximum(value, 0.0) + error + dist.beyond
-    return np.maximum(value - error, 0.0)
+    return value, 4 * EPS * mass.size * (total[first] + factor * weighted[first])
 
 
 def _unaccounted(dist: LogSum) -> float:
@@ -154,7 +144,8 @@ def epoch_profile(steps: int, sigma: float, grid_step: float = GRID_STEP) -> Epo
     for up in (True, False):
         plain = lognormal(-s * s / 2, s, grid_step, bottom, top, up)
         tilted = lognormal(s * s / 2, s, grid_step, bottom, top, up)
-        others = summed(plain, steps - 1, top) if steps > 1 else None
+        others = (repeated(plain, steps - 1, functools.partial(combined, top=top))
+                  if steps > 1 else None)
         found["p", up] = tilted if others is None else combined(tilted, others, top)
         found["q", up] = plain if others is None else combined(plain, others, top)
     return EpochProfile(steps, found["p", True], found["p", False], found["q", True],

@@ -40,3 +40,10 @@ class EpochSetting:
     def describe(self) -> dict:
         return {"scheme": self.scheme, "batch_size": self.batch_size,
                 "dataset_size": self.dataset_size, "steps_per_epoch": self.steps_per_epoch}
+
+
+def check_epochs(epochs: int) -> None:
+    """A number of epochs: an integer ``≥ 1``."""
+    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
+        raise InvalidSpecification(f"epochs must be an integer >= 1, got {epochs!r}",
+                                   parameter="epochs")

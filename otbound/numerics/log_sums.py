@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -60,7 +61,7 @@ def lognormal(mean: float, scale: float, step: float, bottom: float, top: float,
     size = math.ceil((top - bottom) / step) + 1
     z = (bottom + step * np.arange(size) - mean) / scale
     below, above = ndtr(z), ndtr(-z)
-    between = np.where(below[1:] <= 0.5, below[1:] - below[:-1], above[:-1] - above[1:])
+    between = cells_between(below, above)
     if up:   # (g_{k−1}, g_k] → g_k
         mass, beyond = np.concatenate([[below[0]], between]), above[-1]
     else:    # [g_k, g_{k+1}) → g_k
@@ -68,15 +69,23 @@ def lognormal(mean: float, scale: float, step: float, bottom: float, top: float,
     return LogSum(bottom, step, np.maximum(mass, 0.0), float(beyond), up)
 
 
-def summed(term: LogSum, count: int, top: float) -> LogSum:
-    """The distribution of the sum of ``count`` independent copies of ``term`` (by doubling)."""
-    total, power = None, term
+def cells_between(below: np.ndarray, above: np.ndarray) -> np.ndarray:
+    """The probabilities between consecutive points, from the distribution function
+    (``below``) and the survival function (``above``) there, each difference taken on the side
+    of the nearer tail (no cancellation in either tail)."""
+    return np.where(below[1:] <= 0.5, below[1:] - below[:-1], above[:-1] - above[1:])
+
+
+def repeated(item, count: int, combine: Callable):
+    """``item`` combined with itself into ``count`` copies (``count ≥ 1``), by doubling: about
+    ``2 log₂ count`` combinations (sums of independent copies, compositions …)."""
+    total, power = None, item
     while count:
         if count & 1:
-            total = power if total is None else combined(total, power, top)
+            total = power if total is None else combine(total, power)
         count >>= 1
         if count:
-            power = combined(power, power, top)
+            power = combine(power, power)
     return total
 
 

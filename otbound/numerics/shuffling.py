@@ -29,7 +29,8 @@ from typing import ClassVar
 import numpy as np
 
 from otbound.errors import InvalidSpecification
-from otbound.numerics.epoch_settings import EpochSetting
+from otbound.numerics.epoch_settings import EpochSetting, check_epochs
+from otbound.numerics.log_sums import cells_between, repeated
 from otbound.numerics.rounding import EPS
 
 EVENT_THRESHOLDS = np.linspace(-5.0, 40.0, 45001)
@@ -89,21 +90,21 @@ class LowerBound:
     source: str
 
 
-SHUFFLING_SOURCE = ("lower bound: Chua et al. 2024's pair of datasets (others −1, the record +1 or 0), the "
-          "largest output of each epoch, composed over the epochs")
+SHUFFLING_SOURCE = ("lower bound: Chua et al. 2024's pair of datasets (others −1, the record +1 "
+                    "or 0), the largest output of each epoch, composed over the epochs")
 
 
 def shuffled_lower_bound(setting: ShuffledBatches, sigma: float, epochs: int, *,
-                delta: float | None = None, epsilon: float | None = None) -> LowerBound:
+                         delta: float | None = None,
+                         epsilon: float | None = None) -> LowerBound:
     """The lower bound at ``delta`` (ε) or at ``epsilon`` (δ) after ``epochs`` epochs."""
     if (delta is None) == (epsilon is None):
         raise InvalidSpecification("give delta or epsilon", parameter="delta")
-    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
-        raise InvalidSpecification(f"epochs must be an integer >= 1, got {epochs!r}",
-                                   parameter="epochs")
+    check_epochs(epochs)
     profile = _composed_profile(setting.steps_per_epoch, sigma, epochs)
     if epsilon is not None:
-        return LowerBound(epsilon, float(profile(np.array([epsilon]))[0]), epochs, SHUFFLING_SOURCE)
+        return LowerBound(epsilon, float(profile(np.array([epsilon]))[0]), epochs,
+                          SHUFFLING_SOURCE)
     return LowerBound(_inverse(profile, delta), delta, epochs, SHUFFLING_SOURCE)
 
 
@@ -131,13 +132,7 @@ def _composed_profile(steps: int, sigma: float, epochs: int):
     index = np.floor(losses / LOSS_STEP).astype(np.int64)
     base = int(index.min())
     pmf = np.bincount(index - base, weights=p_cells[kept])
-    composed, power, count = None, pmf, epochs
-    while count:
-        if count & 1:
-            composed = power if composed is None else np.maximum(fftconvolve(composed, power), 0)
-        count >>= 1
-        if count:
-            power = np.maximum(fftconvolve(power, power), 0)
+    composed = repeated(pmf, epochs, lambda a, b: np.maximum(fftconvolve(a, b), 0.0))
     grid = (epochs * base + np.arange(composed.size)) * LOSS_STEP
     allowance = 8 * EPS * composed.size * epochs
 
@@ -160,6 +155,6 @@ def largest_output(steps: int, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     for shift in (2.0, 1.0):
         below = np.exp(log_ndtr((edges - shift) / sigma) + rest)      # P(max ≤ c)
         above = -np.expm1(log_ndtr((edges - shift) / sigma) + rest)   # P(max > c)
-        inner = np.where(below[1:] <= 0.5, below[1:] - below[:-1], above[:-1] - above[1:])
+        inner = cells_between(below, above)
         cells.append(np.maximum(np.concatenate([[below[0]], inner, [above[-1]]]), 0.0))
     return cells[0], cells[1]
