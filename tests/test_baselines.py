@@ -65,8 +65,8 @@ def test_each_value_names_the_sound_bound_it_is():
             assert bound.value <= value
     tight = otbound.rdp(POISSON, mechanism, "tight", alphas)
     assert {b.source for b in tight} == {""}   # the pairs alone: nothing compared, no name
-    # the three-point solver covers orders up to 64: above, the agnostic bound stands in
-    wor_tight = otbound.rdp(WOR, mechanism, "tight", [2, 200])
+    # the three-point solver covers orders up to 256: above, the agnostic bound stands in
+    wor_tight = otbound.rdp(WOR, mechanism, "tight", [2, 300])
     assert wor_tight[0].source == "the dominating pairs (tight)"
     assert wor_tight[1].source != wor_tight[0].source
 
