@@ -74,9 +74,15 @@ def _require_extras(args: argparse.Namespace) -> None:
 
 
 def _coupled(derivation: Derivation, args: argparse.Namespace) -> Derivation:
-    """The derivation, with its couplings searched on each instance for ``--coupling auto``."""
-    if args.coupling == "given":
+    """The derivation, with its couplings searched on each instance for ``--coupling auto``
+    (epoch-level derivations keep theirs: under ``--all`` silently, else it is refused)."""
+    from otbound.engine.epoch_derivation import EpochDerivation
+
+    if args.coupling == "given" or (args.all and isinstance(derivation, EpochDerivation)):
         return derivation
+    if isinstance(derivation, EpochDerivation):
+        raise flags.UsageError(f"--coupling auto does not apply to the epoch-level derivation "
+                               f"{derivation.name}: its coupling is given")
     from otbound.engine.derivation import with_searched_couplings
 
     return with_searched_couplings(derivation)

@@ -7,6 +7,7 @@ import pytest
 
 from otbound.engine.bundled import bundled_derivations
 from otbound.engine.derivation import InstanceGrid, run
+from otbound.engine.epoch_derivation import EpochDerivation
 from otbound.engine.symbols import B, q, r
 
 RATES = tuple({r: Fraction(*v)} for v in ((1, 2), (1, 3), (2, 7), (1, 10), (9, 10)))
@@ -17,6 +18,10 @@ BATCH_SIZES = tuple({q: v} for v in range(1, 7))
 @pytest.mark.parametrize("path, derivation", bundled_derivations(),
                          ids=lambda x: getattr(x, "name", ""))
 def test_derivation_on_a_larger_grid(path, derivation):
+    if isinstance(derivation, EpochDerivation):   # the largest T enumerated
+        report = run(derivation.at({"T": 4}))
+        assert report.passed, report.to_text()
+        return
     if not derivation.grid.parameters[0]:
         # sampling with replacement: q (and K) are structural and the grid already holds every
         # enumerable N, so the larger check is at the largest structural values offered (a

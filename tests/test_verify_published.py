@@ -14,6 +14,7 @@ from cli_runs import run_cli, write_derivation
 from otbound.engine.bound import problem, statement
 from otbound.engine.bundled import bundled_derivations, load_derivation
 from otbound.engine.derivation import run
+from otbound.engine.epoch_derivation import EpochDerivation
 from otbound.engine.symbols import r
 from otbound.numerics.mechanisms import gaussian
 from otbound.verify.checks import McShaneFunction, worst_case_constructions
@@ -120,7 +121,8 @@ def test_a_distance_constraint_raised_is_sound_and_looser():
     json.dumps(report.to_json())   # infinite ratios are written as strings: valid JSON
 
 
-@pytest.mark.parametrize("name", [d.name for _, d in bundled_derivations()])
+@pytest.mark.parametrize("name", [d.name for _, d in bundled_derivations()
+                                  if not isinstance(d, EpochDerivation)])
 def test_bundled_published_statements_are_sound_and_identical(name):
     derivation = load_derivation(name)
     report = run(derivation)

@@ -190,7 +190,7 @@ class MixtureProblem:
         return found
 
     def describe(self, latex: bool = False) -> str:
-        left, right = _mixture(self.left, latex), _mixture(self.right, latex)
+        left, right = mixture_text(self.left, latex), mixture_text(self.right, latex)
         if latex:
             return (rf"\max_{{\hat y}} \Psi_\alpha\left({left} \,\middle\|\, {right}\right)"
                     rf" \quad \mathrm{{s.t.}}\ {self.constraints.describe(latex=True)}")
@@ -217,7 +217,7 @@ def _constraint_text(matrix: ConstraintMatrix, t: int, u: int) -> str:
     return f"{yt} = {yu}" if value == 0 else f"d_Y({yt}, {yu}) ≤ {int(value)}"
 
 
-def _mixture(components: tuple[Component, ...], latex: bool) -> str:
+def mixture_text(components: tuple[Component, ...], latex: bool) -> str:
     import sympy as sp
 
     from otbound.engine.notation import plain

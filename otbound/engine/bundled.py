@@ -1,10 +1,11 @@
 """Finding and loading derivation files.
 
 A derivation file is a Python file that defines a module-level ``DERIVATION`` (an
-:class:`otbound.Derivation`). The catalogue is the folder named by the environment variable
-``OTBOUND_DERIVATIONS``, else the repository's top-level ``derivations/`` folder: installed, it is
-the subpackage ``otbound.derivations`` (pyproject.toml maps the folder there); in a source checkout
-without that mapping, the folder itself. Derivation files are always loaded by path.
+:class:`otbound.Derivation`, or an :class:`otbound.EpochDerivation` for an epoch-level scheme).
+The catalogue is the folder named by the environment variable ``OTBOUND_DERIVATIONS``, else the
+repository's top-level ``derivations/`` folder: installed, it is the subpackage
+``otbound.derivations`` (pyproject.toml maps the folder there); in a source checkout without that
+mapping, the folder itself. Derivation files are always loaded by path.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from otbound.engine.derivation import Derivation
+from otbound.engine.epoch_derivation import EpochDerivation
 from otbound.errors import DerivationFileError
 
 ENVIRONMENT_VARIABLE = "OTBOUND_DERIVATIONS"
@@ -44,18 +46,21 @@ def _installed_directory() -> Path | None:
     return folder if isinstance(folder, Path) and folder.is_dir() else None
 
 
-def load_file(path: Path) -> Derivation:
+def load_file(path: Path) -> Derivation | EpochDerivation:
     """The ``DERIVATION`` defined by the Python file at ``path``."""
-    derivation = load_definition(Path(path), "DERIVATION", Derivation, "derivation",
-                                 DerivationFileError)
+    derivation = load_definition(Path(path), "DERIVATION", (Derivation, EpochDerivation),
+                                 "derivation", DerivationFileError)
     return replace(derivation, path=str(path))
 
 
-def load_definition(path: Path, attribute: str, kind: type, what: str,
+def load_definition(path: Path, attribute: str, kind: type | tuple[type, ...], what: str,
                     error: type[Exception]):
-    """The object named ``attribute`` (an instance of ``kind``) that the Python file at ``path``
-    defines; ``error`` (naming the file as a ``what`` file) when there is none or the file fails.
+    """The object named ``attribute`` (an instance of ``kind``, or of one of them) that the
+    Python file at ``path`` defines; ``error`` (naming the file as a ``what`` file) when there is
+    none or the file fails.
     """
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    names = " or ".join(f"otbound.{k.__name__}" for k in kinds)
     if not path.is_file():
         raise error(f"{what} file {str(path)!r} does not exist")
     if path.suffix != ".py":
@@ -73,11 +78,11 @@ def load_definition(path: Path, attribute: str, kind: type, what: str,
                     f"{_one_line(failure)}") from failure
     if not hasattr(module, attribute):
         raise error(f"{what} file {str(path)!r} does not define {attribute} = "
-                    f"otbound.{kind.__name__}(...)")
+                    + " or ".join(f"otbound.{k.__name__}(...)" for k in kinds))
     value = getattr(module, attribute)
-    if not isinstance(value, kind):
+    if not isinstance(value, kinds):
         raise error(f"{what} file {str(path)!r} defines {attribute} of type "
-                    f"{type(value).__name__}, not otbound.{kind.__name__}")
+                    f"{type(value).__name__}, not {names}")
     return value
 
 
@@ -87,7 +92,7 @@ def _one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
-def bundled_derivations() -> list[tuple[Path, Derivation]]:
+def bundled_derivations() -> list[tuple[Path, Derivation | EpochDerivation]]:
     """Every derivation of the catalogue, sorted by name."""
     directory = catalogue_directory()
     if not directory.is_dir():
@@ -98,7 +103,7 @@ def bundled_derivations() -> list[tuple[Path, Derivation]]:
     return sorted(entries, key=lambda entry: entry[1].name)
 
 
-def load_derivation(name_or_path: str) -> Derivation:
+def load_derivation(name_or_path: str) -> Derivation | EpochDerivation:
     """A derivation by name (``001-thm-4.1``), file stem (``thm_4_1``) or path."""
     if name_or_path.endswith(".py") or os.sep in name_or_path:
         return load_file(Path(name_or_path))

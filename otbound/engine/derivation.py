@@ -20,6 +20,7 @@ from otbound.engine.bound import CaseBound, ConstraintMatrix, MixtureBound
 from otbound.engine.case_bounds import symbolic_case_bound
 from otbound.engine.compatibility import find_compatibility_violation, profiles_by_content
 from otbound.engine.conditionals import Case, ConcreteConditionals, SymbolicConditionals
+from otbound.engine.epoch_derivation import EpochDerivation, EpochReport, run_epoch
 from otbound.engine.public_branch import branch_failures
 from otbound.engine.report import (BranchReport, CaseReport, DerivationReport, InstanceFailure,
                                    VariantReport)
@@ -34,8 +35,11 @@ __all__ = ["Derivation", "InstanceGrid", "PublicBranch", "StructuralParameter", 
            "user_code", "variant_cases", "with_searched_couplings"]
 
 
-def run(derivation: Derivation) -> DerivationReport:
-    """Derive every variant, run every check, and compare with the published statements."""
+def run(derivation: Derivation | EpochDerivation) -> DerivationReport | EpochReport:
+    """Derive every variant, run every check, and compare with the published statements (an
+    epoch-level derivation: :func:`~otbound.engine.epoch_derivation.run_epoch`)."""
+    if isinstance(derivation, EpochDerivation):
+        return run_epoch(derivation)
     start = time.perf_counter()
     variants = tuple(_run_variant(derivation, variant) for variant in derivation.variants)
     return DerivationReport(derivation, variants, time.perf_counter() - start)

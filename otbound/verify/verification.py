@@ -16,6 +16,7 @@ from otbound.engine import symbols
 from otbound.engine.bound import CaseBound, MixtureBound
 from otbound.engine.conditionals import ConcreteConditionals
 from otbound.engine.derivation import Derivation, Variant, run
+from otbound.engine.epoch_derivation import EpochDerivation, EpochReport
 from otbound.engine.report import CaseReport, DerivationReport, VariantReport
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import (AdditiveNoise, Mechanism, RandomizedResponse, gaussian,
@@ -25,6 +26,7 @@ from otbound.verify.checks import (RELATIVE_TOLERANCE, TRIVIAL_MEANING, UNINFORM
                                    Finding, Instance, check_monte_carlo, check_mutations,
                                    check_published_statement, check_soundness, check_tightness,
                                    random_function, worst_case_constructions, worst_function)
+from otbound.verify.epoch_montecarlo import EpochVerifyReport, verify_epoch
 from otbound.verify.independent_mc import DEFAULT_DRAWS, check_independent_mc
 
 MECHANISMS = (RandomizedResponse(0.75), gaussian(1.0), laplace(1.0))
@@ -407,9 +409,10 @@ def _solvable(instance: Instance, mechanism: Mechanism, exact: bool = False) -> 
 def verify_derivation(derivation: Derivation | DerivationReport, max_n: int = 6,
                       samples: int = 2000, seed: int = 0,
                       progress: Callable[[str], None] | None = None,
-                      mc_draws: int = DEFAULT_DRAWS) -> VerifyReport:
+                      mc_draws: int = DEFAULT_DRAWS) -> VerifyReport | EpochVerifyReport:
     """Tightness, soundness search, Monte Carlo and mutation checks for one derivation, and the
-    same soundness checks against each variant's published statement. Every instance and
+    same soundness checks against each variant's published statement (an epoch-level derivation:
+    its exact checks and :func:`~otbound.verify.epoch_montecarlo.verify_epoch`). Every instance and
     mechanism claimed tight also gets an independent Monte Carlo row of ``mc_draws`` simulated
     draws (:mod:`otbound.verify.independent_mc`, from its own random stream).
 
@@ -428,6 +431,9 @@ def verify_derivation(derivation: Derivation | DerivationReport, max_n: int = 6,
     seed = _integer("seed", seed, 0)
     samples = _integer("samples", samples, 1, MAX_SAMPLES)
     mc_draws = _integer("mc_draws", mc_draws, 2, MAX_MC_DRAWS)
+    if isinstance(derivation, (EpochDerivation, EpochReport)):
+        return verify_epoch(run(derivation) if isinstance(derivation, EpochDerivation)
+                            else derivation, mc_draws, seed)
     start = time.perf_counter()
     report = _report(derivation)
     derivation = report.derivation

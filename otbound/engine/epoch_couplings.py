@@ -1,0 +1,156 @@
+"""Couplings of the conditional distributions of an epoch-level scheme (issue 28).
+
+The events are the steps that hold the modified record: ``A_S`` on ``x`` ("the record is in
+exactly the steps ``S``"), ``E_S`` on ``x'``. A coupling draws one outcome for every event at once
+(001 Def. 3.2, with an epoch's sequence of batches as the outcome); :meth:`EpochCoupling.draws`
+enumerates it exactly on a concrete dataset, so that its marginals and its per-step distances
+can be checked (:mod:`otbound.engine.epoch_derivation`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Iterator
+
+from otbound.engine.epoch_schemes import EpochScheme, Outcome, Steps, held
+
+RECORD, OTHER_RECORD = "a", "a'"
+"""The modified record of ``x``, and the record that replaces it in ``x'`` (substitution)."""
+
+
+@dataclass(frozen=True)
+class EpochComponent:
+    """One outcome of the coupling: drawn from ``s_x(· | A_steps)`` (side ``x``) or
+    ``s_x'(· | E_steps)`` (side ``x'``); ``steps`` is ``None`` for the unconditioned scheme of a
+    dataset without the modified record."""
+
+    label: str
+    side: str
+    steps: Steps | None
+
+
+def component_label(prefix: str, steps: Steps | None) -> str:
+    """``A2`` for the record in step 2, ``A13`` in steps 1 and 3, ``A0`` in none (or ``E…``)."""
+    return prefix + ("".join(map(str, sorted(steps))) if steps else "0")
+
+
+@dataclass(frozen=True)
+class EpochCase:
+    """One shape of neighbouring datasets: the records ``x`` and ``x'`` have beside the others."""
+
+    name: str
+    x: tuple[str, ...]
+    x_prime: tuple[str, ...]
+
+    def records(self, side: str, others: tuple[str, ...]) -> tuple[str, ...]:
+        return others + (self.x if side == "x" else self.x_prime)
+
+    def special(self, side: str) -> str:
+        """The modified record on that side (a component of that side conditions on it)."""
+        (found,) = self.x if side == "x" else self.x_prime
+        return found
+
+
+class EpochCoupling(ABC):
+    """A coupling for every case of a relation."""
+
+    @abstractmethod
+    def cases(self) -> tuple[EpochCase, ...]:
+        """The shapes of neighbouring datasets it couples."""
+
+    @abstractmethod
+    def components(self, scheme: EpochScheme, case: EpochCase) -> tuple[EpochComponent, ...]:
+        """The events it draws an outcome for (``x``'s side first)."""
+
+    @abstractmethod
+    def draws(self, scheme: EpochScheme, case: EpochCase,
+              others: tuple[str, ...]) -> Iterator[tuple[Fraction, dict[str, Outcome]]]:
+        """Every joint draw with its probability: one outcome per component label."""
+
+    @abstractmethod
+    def describe(self, case: EpochCase) -> str:
+        """How it draws, in words."""
+
+
+def _with(outcome: Outcome, record: str, steps: Steps) -> Outcome:
+    """``outcome`` with ``record`` put into the batches of ``steps``."""
+    return tuple(batch | {record} if t in steps else batch
+                 for t, batch in enumerate(outcome, start=1))
+
+
+@dataclass(frozen=True)
+class InsertIntoSteps(EpochCoupling):
+    """Insertion/removal: draw the epoch of the dataset without the record, and put the record
+    into the steps ``S`` for the event ``S`` (every event from the same draw)."""
+
+    def cases(self) -> tuple[EpochCase, ...]:
+        return EpochCase("removal", (RECORD,), ()), EpochCase("insertion", (), (RECORD,))
+
+    def components(self, scheme: EpochScheme, case: EpochCase) -> tuple[EpochComponent, ...]:
+        with_record = "x" if case.x else "x'"
+        prefix, plain = ("A", "E") if case.x else ("E", "A")
+        events = tuple(EpochComponent(component_label(prefix, s), with_record, s)
+                       for s in scheme.events())
+        base = EpochComponent(component_label(plain, None), "x'" if case.x else "x", None)
+        return events + (base,) if case.x else (base,) + events
+
+    def draws(self, scheme, case, others):
+        parts = self.components(scheme, case)
+        for outcome, mass in scheme.pmf(others).items():
+            yield mass, {c.label: outcome if c.steps is None else _with(outcome, RECORD, c.steps)
+                         for c in parts}
+
+    def describe(self, case: EpochCase) -> str:
+        without = "x'" if case.x else "x"
+        return (f"the epoch of {without} (without the record) is drawn once; the outcome for the "
+                f"event 'the record is in exactly the steps S' is that epoch with the record "
+                f"put into the batches of S")
+
+
+@dataclass(frozen=True)
+class SwapIntoSteps(EpochCoupling):
+    """Substitution (``x`` holds ``a``, ``x'`` holds ``a'``): draw the epoch of ``x'`` with
+    ``a'`` in step 1; for step ``t ≠ 1`` swap ``a'`` with a uniformly random record of batch
+    ``t``; the outcome for ``A_t`` is that for ``E_t`` with ``a'`` replaced by ``a``. (The swap
+    maps the epochs with ``a'`` in step 1 onto those with ``a'`` in step ``t``, each hit ``b``
+    times: uniform again.)"""
+
+    def cases(self) -> tuple[EpochCase, ...]:
+        return (EpochCase("substitution", (RECORD,), (OTHER_RECORD,)),)
+
+    def components(self, scheme: EpochScheme, case: EpochCase) -> tuple[EpochComponent, ...]:
+        return (tuple(EpochComponent(component_label("A", s), "x", s) for s in scheme.events())
+                + tuple(EpochComponent(component_label("E", s), "x'", s) for s in scheme.events()))
+
+    def draws(self, scheme, case, others):
+        records = case.records("x'", others)
+        base = {o: p for o, p in scheme.pmf(records).items() if held(o, OTHER_RECORD) == {1}}
+        total = sum(base.values(), Fraction(0))
+        for outcome, mass in base.items():
+            choices = [sorted(outcome[t - 1]) for t in range(2, scheme.steps + 1)]
+            share = mass / total / math.prod(len(c) for c in choices)
+            for picked in itertools.product(*choices):
+                drawn = {}
+                for t in range(1, scheme.steps + 1):
+                    swapped = outcome if t == 1 else _swap(outcome, OTHER_RECORD, picked[t - 2])
+                    drawn[component_label("E", frozenset({t}))] = swapped
+                    drawn[component_label("A", frozenset({t}))] = _swap(swapped, OTHER_RECORD,
+                                                                         RECORD)
+                yield share, drawn
+
+    def describe(self, case: EpochCase) -> str:
+        return ("the epoch of x' is drawn with a' in step 1; for step t, a' is swapped with a "
+                "uniformly random record of batch t; the outcome for A_t is that for E_t with a' "
+                "replaced by a")
+
+
+def _swap(outcome: Outcome, one: str, other: str) -> Outcome:
+    """``outcome`` with the records ``one`` and ``other`` exchanged."""
+    def moved(record: str) -> str:
+        return other if record == one else one if record == other else record
+
+    return tuple(frozenset(map(moved, batch)) for batch in outcome)
