@@ -13,7 +13,8 @@ insertion/removal or zeroing-out of one record), at the same expected batch size
 * balls-in-bins — each record in one uniformly random step (:mod:`otbound.numerics.
   balls_in_bins`): an upper bound, deterministic;
 * shuffling — a random permutation cut into T batches (:mod:`otbound.numerics.shuffling`): a
-  *lower* bound (Chua et al. 2024's construction); no upper bound is known.
+  *lower* bound (Chua et al. 2024's construction); its upper bound (the mechanism once per
+  epoch, no amplification) is not in the table.
 """
 
 from __future__ import annotations

@@ -180,46 +180,33 @@ def _account(args: argparse.Namespace) -> int:
 
     flags.check_account(args)
     setting, mechanism, options = flags.account_inputs(args)
-    if args.scheme == "shuffle":
-        return _shuffled(args, setting, mechanism)
     with Progress("account", quiet=args.quiet) as progress, certified_mode(args.certified):
         progress(f"composing {args.steps} steps ({args.accountant})")
         guarantee = account(setting, mechanism, args.steps, **options)
         if args.plot:
             _plot_account(args, setting, mechanism, options, progress)
+    # shuffled batches: the upper bound has no amplification; how low the truth can be
+    lower = _shuffled_lower(args, setting, mechanism) if args.scheme == "shuffle" else None
     setting = text.shown(setting, mechanism)
     result = {"epsilon": guarantee.epsilon, "delta": guarantee.delta, "steps": guarantee.steps,
               "accountant": guarantee.accountant.value, "method": "tight", "setting": setting}
     result |= guarantee.details
     if args.certified:
         result["certified"] = True
+    if lower is not None:
+        result["lower_bound"] = {"epsilon": lower.epsilon, "delta": lower.delta,
+                                 "bound": lower.source}
     print(json.dumps(result, indent=2) if args.json
-          else text.account_text(args, guarantee, setting))
+          else text.account_text(args, guarantee, setting, lower))
     return EXIT_OK
 
 
-def _shuffled(args: argparse.Namespace, setting, mechanism) -> int:
-    """``account --scheme shuffle``: no upper bound is known; the lower bound, said to be one."""
-    from otbound.accounting.epochs import check_epoch_mechanism
+def _shuffled_lower(args: argparse.Namespace, setting, mechanism):
+    """Chua et al. 2024's lower bound for ``account --scheme shuffle``."""
     from otbound.numerics.shuffling import shuffled_lower_bound
 
-    check_epoch_mechanism(mechanism, "shuffling")
-    found = shuffled_lower_bound(setting, mechanism.noise_multiplier, args.steps,
-                                 delta=args.delta, epsilon=args.epsilon)
-    shown = text.shown(setting, mechanism)
-    if args.json:
-        print(json.dumps({"epsilon_lower": found.epsilon if args.delta is not None else None,
-                          "delta_lower": found.delta if args.epsilon is not None else None,
-                          "delta": args.delta, "epsilon": args.epsilon, "epochs": found.epochs,
-                          "upper": None, "bound": found.source, "setting": shown}, indent=2))
-        return EXIT_OK
-    what = (f"ε >= {found.epsilon:.8g} at δ = {args.delta:g}" if args.delta is not None
-            else f"δ >= {found.delta:.8g} at ε = {args.epsilon:g}")
-    print(f"no upper bound is known for shuffled batches (no dominating pair); after "
-          f"{found.epochs} epochs of {setting.steps_per_epoch} steps every valid guarantee has "
-          f"{what} ({found.source})")
-    print("setting: " + text.setting_text(shown))
-    return EXIT_OK
+    return shuffled_lower_bound(setting, mechanism.noise_multiplier, args.steps,
+                                delta=args.delta, epsilon=args.epsilon)
 
 
 def _calibrate(args: argparse.Namespace) -> int:

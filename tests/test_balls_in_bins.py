@@ -240,22 +240,34 @@ def test_the_shuffling_lower_bound_composes_the_largest_outputs_exactly_from_bel
     assert epsilons[0] < epsilons[1] < epsilons[2]
 
 
-def test_shuffled_batches_have_no_upper_bound_and_the_cli_says_it_is_a_lower_one():
+def test_shuffled_batches_are_bounded_by_the_mechanism_once_per_epoch_and_from_below():
+    """The upper bound (derivation epoch-shuffling: no amplification) is the Gaussian mechanism
+    composed over the epochs, never below its exact value (Balle & Wang 2018's formula for
+    N(0, 1) against N(√E/σ, 1)); the CLI prints it with the lower bound, each said to be one."""
     import subprocess
     import sys
 
-    import otbound
-    from otbound.errors import UnsupportedOperation
+    from scipy.stats import norm
 
-    with pytest.raises(UnsupportedOperation, match="no upper bound is known"):
-        otbound.account(otbound.ShuffledBatches(10, 100), otbound.gaussian(1.0), 1, delta=1e-5)
+    import otbound
+
+    epochs, sigma = 2, 1.0
+    found = otbound.account(otbound.ShuffledBatches(10, 100), otbound.gaussian(sigma), epochs,
+                            epsilon=1.0)
+    mu = math.sqrt(epochs) / sigma
+    exact = norm.cdf(mu / 2 - 1 / mu) - math.e * norm.cdf(-mu / 2 - 1 / mu)
+    assert exact <= found.delta <= exact * (1 + 1e-6)
+    assert "no amplification" in found.details["bound"]
+    lower = otbound.shuffled_lower_bound(otbound.ShuffledBatches(10, 100), sigma, epochs,
+                                         epsilon=1.0)
+    assert lower.delta <= found.delta
     done = subprocess.run([sys.executable, "-m", "otbound.cli", "account", "--scheme", "shuffle",
                            "--batch-size", "10", "--dataset-size", "100", "--epochs", "2",
                            "--mechanism", "gaussian", "--sigma", "1", "--delta", "1e-5"],
                           capture_output=True, text=True)
     assert done.returncode == 0
-    assert "no upper bound is known" in done.stdout and "ε >= " in done.stdout
-    assert "lower bound" in done.stdout
+    assert "upper bound: each record is in one batch per epoch" in done.stdout
+    assert "every valid guarantee has ε >= " in done.stdout and "lower bound" in done.stdout
 
 
 @pytest.mark.parametrize("arguments, message", [

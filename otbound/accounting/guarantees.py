@@ -5,7 +5,9 @@ A *setting* is a built-in :class:`~otbound.numerics.settings.Subsampling`, a der
 :class:`~otbound.numerics.derived.DerivedSetting` or a
 :class:`~otbound.accounting.truncated.TruncatedPoissonSetting`; every method applies to every
 setting. An epoch-level :class:`~otbound.numerics.balls_in_bins.BallsInBins` setting composes
-epochs (``steps`` counts epochs) with its dominating pair (:mod:`.epochs`).
+epochs (``steps`` counts epochs) with its dominating pair (:mod:`.epochs`); a
+:class:`~otbound.numerics.shuffling.ShuffledBatches` one with the mechanism once per epoch (its
+derived upper bound: no amplification).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Callable
 from otbound.accounting import calibrate as search
 from otbound.accounting import pld
 from otbound.accounting.accountant import Guarantee, best_guarantee, check_target, compose
-from otbound.accounting.epochs import account_epochs
+from otbound.accounting.epochs import account_epochs, check_epoch_mechanism
 from otbound.accounting.posthoc import posthoc_guarantee
 from otbound.accounting.profiles import profile_guarantee
 from otbound.accounting.steps import prop_e5_step, subsampled_step
@@ -30,7 +32,8 @@ from otbound.numerics.families import FAMILIES
 from otbound.numerics.limits import show
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism
 from otbound.numerics.settings import Subsampling
-from otbound.numerics.shuffling import ShuffledBatches
+from otbound.numerics.epoch_settings import check_epochs
+from otbound.numerics.shuffling import SHUFFLED_UPPER_SOURCE, ShuffledBatches
 
 NOISE = {family.parameter: family.name for family in FAMILIES.values()}
 """The noise parameters a calibration can solve for, and the mechanism each belongs to."""
@@ -56,9 +59,16 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
     check_target(delta, epsilon)
     pld.check_discretisation(discretisation)
     if isinstance(setting, ShuffledBatches):
-        raise UnsupportedOperation(
-            "no upper bound is known for shuffled batches (no dominating pair): "
-            "otbound.shuffled_lower_bound gives a lower bound (Chua et al. 2024)")
+        check_epoch_mechanism(mechanism, "shuffling")
+        check_epochs(steps)
+        if method is not Method.TIGHT:
+            raise UnsupportedOperation("shuffled batches have one upper bound: the mechanism "
+                                       "once per epoch (method='tight')")
+        once = account(Subsampling("poisson", rate=1.0), mechanism, steps,
+                       accountant=accountant, delta=delta, epsilon=epsilon,
+                       conversion=conversion, discretisation=discretisation)
+        return replace(once, details=once.details | {
+            "bound": SHUFFLED_UPPER_SOURCE, "steps_per_epoch": setting.steps_per_epoch})
     if isinstance(setting, BallsInBins):
         return account_epochs(setting, mechanism, steps, method=method, accountant=accountant,
                               delta=delta, epsilon=epsilon, discretisation=discretisation)

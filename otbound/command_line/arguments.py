@@ -163,7 +163,8 @@ def _add_setting(command: argparse.ArgumentParser, account: bool = False) -> Non
                                               "balls-in-bins", "shuffle"),
                          help="a built-in setting (a shorthand for a bundled derivation); "
                               "balls-in-bins and shuffle are epoch-level (account, --epochs; "
-                              "shuffle: a lower bound only)")
+                              "shuffle: the mechanism once per epoch, no amplification, and "
+                              "account adds Chua et al. 2024's lower bound)")
     command.add_argument("--derivation", metavar="NAME_OR_FILE",
                          help="evaluate the bound of this derivation (instead of --scheme)")
     _add_params(command, "a parameter of the derivation, structural or of its scheme, named as "

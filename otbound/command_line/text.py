@@ -107,9 +107,10 @@ def composed_text(guarantee) -> str:
     return f"{guarantee.steps} epochs of {per_epoch} steps"
 
 
-def account_text(args: argparse.Namespace, guarantee, setting: dict) -> str:
-    """``account``'s answer: the guarantee with how it was found, the accountants compared, the
-    setting, and a note when δ is at the PLD accountant's floor."""
+def account_text(args: argparse.Namespace, guarantee, setting: dict, lower=None) -> str:
+    """``account``'s answer: the guarantee with how it was found, the accountants compared, a
+    lower bound where one is given (shuffled batches), the setting, and a note when δ is at the
+    PLD accountant's floor."""
     from otbound.numerics.rounding import upper_text
 
     epsilon, delta = pair_text(args, guarantee)
@@ -131,6 +132,10 @@ def account_text(args: argparse.Namespace, guarantee, setting: dict) -> str:
     if "bound_used" in guarantee.details:
         lines.append("each step bounded by the smallest sound bound (at each point): "
                      + "; ".join(guarantee.details["bound_used"]))
+    if lower is not None:
+        what = (f"ε >= {lower.epsilon:.8g} at δ = {args.delta:g}" if args.delta is not None
+                else f"δ >= {lower.delta:.8g} at ε = {args.epsilon:g}")
+        lines.append(f"every valid guarantee has {what} ({lower.source})")
     lines.append("setting: " + setting_text(setting))
     if floor is not None:
         lines.append(f"note: δ is within the PLD accountant's floor ({floor:g}: its rounding "

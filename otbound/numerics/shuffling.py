@@ -1,4 +1,4 @@
-"""Shuffled batches: a lower bound on the privacy profile over epochs (no upper bound is known).
+"""Shuffled batches: a lower bound on the privacy profile over epochs.
 
 Shuffling cuts a uniformly random permutation of the dataset into ``T`` batches of one size, anew
 in every epoch. Chua et al. 2024 ("How Private are DP-SGD Implementations?", ICML; "Scalable
@@ -17,7 +17,9 @@ epoch the events ``max_t y_t > C`` alone give
 
     δ(ε) ≥ [1 − Φ((C − 2)/σ) Φ(C/σ)^{T−1}] − e^ε [1 − Φ((C − 1)/σ) Φ(C/σ)^{T−1}]
 
-(:func:`_events`). An upper bound for shuffling would need a dominating pair, and none is known.
+(:func:`_events`). No dominating pair for shuffling is known; the upper bound otbound reports
+(``otbound.account``, :data:`SHUFFLED_UPPER_SOURCE`) is the mechanism once per epoch, without
+amplification (the derivation ``epoch-shuffling``).
 """
 
 from __future__ import annotations
@@ -90,6 +92,11 @@ class LowerBound:
     source: str
 
 
+SHUFFLED_UPPER_SOURCE = (
+    "upper bound: each record is in one batch per epoch, so an epoch is at most the mechanism "
+    "once (derivation epoch-shuffling, substitution of one record, e.g. zero-out; no "
+    "amplification), composed over the epochs")
+"""What ``otbound.account`` reports for shuffled batches rests on."""
 SHUFFLING_SOURCE = ("lower bound: Chua et al. 2024's pair of datasets (others −1, the record +1 "
                     "or 0), the largest output of each epoch, composed over the epochs")
 
