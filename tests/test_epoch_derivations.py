@@ -150,3 +150,16 @@ def test_bad_epoch_requests_are_refused_clearly(capsys, argv, message):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_a_derivation_file_with_a_broken_statement_is_reported_not_raised(tmp_path, capsys):
+    path = tmp_path / "broken.py"
+    path.write_text("from otbound import (BallsInBinsEpoch, BatchRelation, EpochDerivation,\n"
+                    "                     InsertIntoSteps)\n"
+                    "DERIVATION = EpochDerivation(name='broken', source='-', title='-',\n"
+                    "    scheme=BallsInBinsEpoch, relation=BatchRelation.INSERTION_REMOVAL,\n"
+                    "    coupling=InsertIntoSteps(), published=lambda T: {}, steps=(2,))\n")
+    assert main(["derive", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "its published statement at T = 2, case removal failed: KeyError" in err
+    assert "Traceback" not in err

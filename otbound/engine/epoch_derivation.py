@@ -32,6 +32,7 @@ from otbound.engine.bound import Component, mixture_text
 from otbound.engine.epoch_couplings import EpochCase, EpochComponent, EpochCoupling
 from otbound.engine.epoch_schemes import (MAX_EPOCH_STEPS, EpochScheme, held,
                                           step_distances)
+from otbound.engine.derivation_spec import user_code
 from otbound.engine.relations import BatchRelation
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 
@@ -251,18 +252,19 @@ def _check_case(derivation: EpochDerivation, steps: int, case: EpochCase) -> Epo
             laws = _conditional_laws(scheme, case, others, parts)
             weights_match &= all(sp.Rational(mass.numerator, mass.denominator)
                                  == _weight(scheme, part) for part, (mass, _) in zip(parts, laws))
-            drawn = _marginals(derivation.coupling, scheme, case, others, parts)
+            drawn, found = _drawn(derivation.coupling, scheme, case, others, parts,
+                                  derivation.relation)
             valid &= all(drawn[part.label] == law for part, (_, law) in zip(parts, laws))
-            found = _largest_distances(derivation.coupling, scheme, case, others, parts,
-                                       derivation.relation)
             compatible &= all(v < float("inf") for bound in found.values() for v in bound)
             for pair, bound in found.items():
                 distances[pair] = tuple(map(max, zip(distances.get(pair, bound), bound)))
     left = tuple(Component(p.label, _weight(symbolic, p)) for p in parts if p.side == "x")
     right = tuple(Component(p.label, _weight(symbolic, p)) for p in parts if p.side == "x'")
     derived = EpochStatement(left, right, distances)
-    published = (derivation.published(steps)[case.name]
-                 if derivation.published is not None else None)
+    published = None
+    if derivation.published is not None:
+        published = user_code(f"{derivation.where}: its published statement at T = {steps}, "
+                              f"case {case.name}", lambda: derivation.published(steps)[case.name])
     return EpochCaseReport(case, derivation.coupling.describe(case), derived, instances,
                            weights_match, valid and instances > 0,
                            compatible and instances > 0, published)
@@ -287,26 +289,21 @@ def _conditional_laws(scheme: EpochScheme, case: EpochCase, others: tuple[str, .
     return found
 
 
-def _marginals(coupling: EpochCoupling, scheme, case, others, parts) -> dict[str, dict]:
-    """The law of each component under the coupling's joint draws."""
+def _drawn(coupling: EpochCoupling, scheme, case, others, parts, relation: BatchRelation
+           ) -> tuple[dict[str, dict], dict[frozenset, tuple[float, ...]]]:
+    """The law of each component under the coupling's joint draws, and per pair of components
+    the largest per-step distance on the coupling's support."""
     laws: dict[str, dict] = {part.label: {} for part in parts}
-    for mass, outcomes in coupling.draws(scheme, case, others):
-        for name, outcome in outcomes.items():
-            laws[name][outcome] = laws[name].get(outcome, Fraction(0)) + mass
-    return laws
-
-
-def _largest_distances(coupling: EpochCoupling, scheme, case, others, parts,
-                       relation: BatchRelation) -> dict[frozenset, tuple[float, ...]]:
-    """Per pair of components, the largest per-step distance on the coupling's support."""
-    found: dict[frozenset, tuple[float, ...]] = {}
+    largest: dict[frozenset, tuple[float, ...]] = {}
     labels = [p.label for p in parts]
     for mass, outcomes in coupling.draws(scheme, case, others):
         if not mass:
             continue
+        for name, outcome in outcomes.items():
+            laws[name][outcome] = laws[name].get(outcome, Fraction(0)) + mass
         for i, first in enumerate(labels):
             for second in labels[i + 1:]:
                 pair = frozenset({first, second})
                 here = step_distances(outcomes[first], outcomes[second], relation)
-                found[pair] = tuple(map(max, zip(found.get(pair, here), here)))
-    return found
+                largest[pair] = tuple(map(max, zip(largest.get(pair, here), here)))
+    return laws, largest

@@ -86,7 +86,18 @@ class EpochScheme(ABC):
 
 
 @dataclass(frozen=True)
-class BallsInBinsEpoch(EpochScheme):
+class OncePerEpoch(EpochScheme, ABC):
+    """A scheme that puts every record in exactly one step, each step with probability 1/T."""
+
+    def events(self) -> tuple[Steps, ...]:
+        return tuple(frozenset({t}) for t in range(1, self.steps + 1))
+
+    def event_weight(self, steps: Steps) -> sp.Expr:
+        return sp.Rational(1, self.steps) if len(steps) == 1 else sp.Integer(0)
+
+
+@dataclass(frozen=True)
+class BallsInBinsEpoch(OncePerEpoch):
     """Each record in one uniformly random step, independently (Chua et al. 2025)."""
 
     def pmf(self, records: tuple[str, ...]) -> dict[Outcome, Fraction]:
@@ -98,19 +109,13 @@ class BallsInBinsEpoch(EpochScheme):
             found[outcome] = found.get(outcome, Fraction(0)) + mass
         return found
 
-    def events(self) -> tuple[Steps, ...]:
-        return tuple(frozenset({t}) for t in range(1, self.steps + 1))
-
-    def event_weight(self, steps: Steps) -> sp.Expr:
-        return sp.Rational(1, self.steps) if len(steps) == 1 else sp.Integer(0)
-
     def describe(self) -> str:
         return (f"balls-in-bins over an epoch of T = {self.steps} steps (each record in one "
                 "uniformly random step)")
 
 
 @dataclass(frozen=True)
-class ShuffledEpoch(EpochScheme):
+class ShuffledEpoch(OncePerEpoch):
     """A uniform permutation of the ``N = T·b`` records cut into ``T`` batches of ``b``."""
 
     def defined_for(self, size: int) -> bool:
@@ -123,12 +128,6 @@ class ShuffledEpoch(EpochScheme):
         size = len(records) // self.steps
         outcomes = list(_cut(frozenset(records), self.steps, size))
         return {outcome: Fraction(1, len(outcomes)) for outcome in outcomes}
-
-    def events(self) -> tuple[Steps, ...]:
-        return tuple(frozenset({t}) for t in range(1, self.steps + 1))
-
-    def event_weight(self, steps: Steps) -> sp.Expr:
-        return sp.Rational(1, self.steps) if len(steps) == 1 else sp.Integer(0)
 
     def describe(self) -> str:
         return (f"shuffling: a uniform permutation of N = T·b records cut into T = {self.steps} "
