@@ -84,7 +84,8 @@ def test_tight_is_below_dp_accountings_wang_et_al_and_agnostic_where_uncovered()
     agnostic = np.array([b.value for b in rdp(SETTING, gaussian(2.0), "agnostic", orders)])
     assert np.all(tight[:2] < 0.5 * theirs[:2])
     assert np.array_equal(tight[2:], agnostic[2:])
-    for order, value in zip(orders[2:4], tight[2:4]):   # with sign, against mpmath
+    for order in (65, 100):   # the agnostic bound with sign, against mpmath (fast orders)
+        value = rdp(SETTING, gaussian(2.0), "agnostic", [order])[0].value
         reference = thm_27(order, 2.0)
         assert reference <= value <= reference * (1 + 1e-11)
 
