@@ -146,7 +146,8 @@ def account_text(args: argparse.Namespace, guarantee, setting: dict, lower=None)
 
 def calibration_text(args: argparse.Namespace, solved: str, found, setting: dict) -> str:
     """``calibrate``'s answer: the solved value rounded towards safety, the guarantee it was
-    accounted to give, and the setting."""
+    accounted to give (with the bound it rests on, where the route names one: an epoch-level
+    scheme), and the setting."""
     from otbound.accounting.guarantees import NOISE
     from otbound.numerics.limits import show
 
@@ -158,8 +159,10 @@ def calibration_text(args: argparse.Namespace, solved: str, found, setting: dict
               else f"; not met at {solved_text(solved, found.unsafe, safe=False)}")
     guarantee = found.guarantee
     epsilon, delta = pair_text(args, guarantee)
+    bound = guarantee.details.get("bound")
     return "\n".join([
         f"{solved} = {solved_text(solved, found.value)} (the {which} meeting {goal}{beyond})",
         f"verified: ({epsilon}, {delta})-DP after {composed_text(guarantee)} — "
-        f"{method_text(guarantee)}accountant {guarantee.accountant.value}",
+        f"{method_text(guarantee)}accountant {guarantee.accountant.value}"
+        + (f" ({bound})" if bound else ""),
         "setting: " + setting_text(setting)])
