@@ -56,7 +56,7 @@ DERIVATION = EpochDerivation(
     coupling=InsertIntoSteps(),
     published=published,
     others=range(0, 3),
-    parameters=({r: sp.Rational(1, 3)}, {r: sp.Rational(1, 2)}),
+    values=({r: sp.Rational(1, 3)}, {r: sp.Rational(1, 2)}),
     remarks=("Numbers: the per-step Poisson bound composed over T steps (otbound account "
              "--scheme poisson --steps T).",),
 )

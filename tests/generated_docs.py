@@ -52,16 +52,16 @@ def derivation_row(derivation: Derivation) -> str:
     """One row: what the derivation declares, and what the type-level analysis proves of its
     default variants (an epoch-level derivation is checked on instances only)."""
     from otbound.engine.epoch_derivation import EpochDerivation
-    from otbound.engine.epoch_schemes import MAX_EPOCH_STEPS
 
     if isinstance(derivation, EpochDerivation):
         cells = (f"`{derivation.name}`", derivation.source, derivation.title,
-                 f"`T` 1–{MAX_EPOCH_STEPS}: steps per epoch", "instances", "instances",
+                 parameters_cell(derivation), "instances", "instances",
                  "compared" if derivation.published else "none (otbound's own)")
-        return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
-    validity, compatibility = checked_scope(derivation)
-    cells = (f"`{derivation.name}`", derivation.source, setting_cell(derivation),
-             parameters_cell(derivation), validity, compatibility, published_cell(derivation))
+    else:
+        validity, compatibility = checked_scope(derivation)
+        cells = (f"`{derivation.name}`", derivation.source, setting_cell(derivation),
+                 parameters_cell(derivation), validity, compatibility,
+                 published_cell(derivation))
     return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
 
 

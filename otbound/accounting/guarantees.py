@@ -28,11 +28,11 @@ from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Met
 from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation, as_choice
 from otbound.numerics.balls_in_bins import BallsInBins
 from otbound.numerics.derived import as_setting
+from otbound.numerics.epoch_settings import check_epochs
 from otbound.numerics.families import FAMILIES
 from otbound.numerics.limits import show
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism
 from otbound.numerics.settings import Subsampling
-from otbound.numerics.epoch_settings import check_epochs
 from otbound.numerics.shuffling import SHUFFLED_UPPER_SOURCE, ShuffledBatches
 
 NOISE = {family.parameter: family.name for family in FAMILIES.values()}

@@ -30,9 +30,8 @@ import sympy as sp
 
 from otbound.engine.bound import Component, mixture_text
 from otbound.engine.epoch_couplings import EpochCase, EpochComponent, EpochCoupling
-from otbound.engine.epoch_schemes import (MAX_EPOCH_STEPS, EpochScheme, held,
-                                          step_distances)
-from otbound.engine.derivation_spec import user_code
+from otbound.engine.epoch_schemes import EPOCH_STEPS, EpochScheme, held, step_distances
+from otbound.engine.derivation_spec import StructuralParameter, user_code
 from otbound.engine.relations import BatchRelation
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 
@@ -98,7 +97,7 @@ class EpochDerivation:
     """The values of ``T`` checked by default (``--param T=…`` chooses another)."""
     others: range = range(0, 6)
     """How many records beside the modified one the instances have."""
-    parameters: tuple[Mapping[sp.Symbol, object], ...] = ({},)
+    values: tuple[Mapping[sp.Symbol, object], ...] = ({},)
     """Values of the scheme's symbolic parameters on the instances (e.g. ``r``)."""
     remarks: tuple[str, ...] = field(default=())
     path: str | None = field(default=None, compare=False)
@@ -109,20 +108,19 @@ class EpochDerivation:
         for steps in self.steps:
             self.scheme(steps)   # raises on a bad T
 
+    @property
+    def parameters(self) -> tuple[StructuralParameter, ...]:
+        """The structural parameters, as a :class:`~otbound.Derivation` has them: ``T``."""
+        return (EPOCH_STEPS,)
+
     def at(self, values: Mapping[str, object]) -> "EpochDerivation":
         """The derivation at one ``T`` (``{"T": 4}``)."""
-        unknown = sorted(set(values) - {"T"})
-        if unknown or "T" not in values:
+        if set(values) != {"T"}:
             raise InvalidSpecification(
                 f"derivation {self.name!r} has one structural parameter, T (steps per epoch); "
                 f"got {', '.join(values) or 'none'}", parameter="param")
-        value = values["T"]
-        if isinstance(value, bool) or not str(value).isdigit() \
-                or not 1 <= int(value) <= MAX_EPOCH_STEPS:
-            raise InvalidSpecification(f"T (steps per epoch) must be an integer in [1, "
-                                       f"{MAX_EPOCH_STEPS}], got {value!r}", parameter="param")
         chosen = copy.copy(self)
-        object.__setattr__(chosen, "steps", (int(value),))
+        object.__setattr__(chosen, "steps", (EPOCH_STEPS.check(values["T"]),))
         return chosen
 
     @property
@@ -241,7 +239,7 @@ def _check_case(derivation: EpochDerivation, steps: int, case: EpochCase) -> Epo
     weights_match = valid = compatible = True
     distances: dict[frozenset, tuple[float, ...]] = {}
     instances = 0
-    for values in derivation.parameters:
+    for values in derivation.values:
         scheme = symbolic.substitute(dict(values))
         for count in derivation.others:
             others = tuple(f"o{i}" for i in range(1, count + 1))

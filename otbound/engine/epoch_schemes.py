@@ -24,6 +24,7 @@ from fractions import Fraction
 
 import sympy as sp
 
+from otbound.engine.derivation_spec import StructuralParameter
 from otbound.engine.relations import BatchRelation
 from otbound.engine.schemes import as_fraction, as_parameter
 from otbound.errors import InvalidSpecification
@@ -33,8 +34,9 @@ Outcome = tuple[frozenset, ...]
 Steps = frozenset
 """A set of step numbers (in ``1 … T``): the steps that hold a record."""
 
-MAX_EPOCH_STEPS = 4
-"""The most steps per epoch a derivation is enumerated for (``T^N`` outcomes and more)."""
+EPOCH_STEPS = StructuralParameter("T", "steps per epoch", minimum=1, maximum=4)
+"""The structural parameter of every epoch-level derivation; at most 4 steps, as the checks
+enumerate ``T^N`` outcomes and more."""
 
 
 def held(outcome: Outcome, record: str) -> Steps:
@@ -55,10 +57,7 @@ class EpochScheme(ABC):
     steps: int
 
     def __post_init__(self) -> None:
-        if isinstance(self.steps, bool) or not isinstance(self.steps, int) \
-                or not 1 <= self.steps <= MAX_EPOCH_STEPS:
-            raise InvalidSpecification(f"an epoch-level derivation is enumerated for T (steps "
-                                       f"per epoch) in [1, {MAX_EPOCH_STEPS}], got {self.steps!r}")
+        object.__setattr__(self, "steps", EPOCH_STEPS.check(self.steps))
 
     @abstractmethod
     def pmf(self, records: tuple[str, ...]) -> dict[Outcome, Fraction]:

@@ -100,7 +100,7 @@ def verify_epoch(report: EpochReport, draws: int, seed: int) -> EpochVerifyRepor
     rng = np.random.default_rng(seed)
     checks = []
     for steps, cases in report.variants:
-        scheme = derivation.scheme(steps).substitute(dict(derivation.parameters[0]))
+        scheme = derivation.scheme(steps).substitute(dict(derivation.values[0]))
         for case in cases:
             for epsilon in SIMULATED_EPSILONS:
                 checks.append(_check(scheme, case.case.name, epsilon, draws, rng))
@@ -179,12 +179,13 @@ def _poisson_bounds(steps: int, rate: float, epsilon: float):
 
 
 def _shuffling_bounds(steps: int, epsilon: float):
-    """Upper: the Gaussian mechanism once (joint convexity over the derivation's pairs); lower:
-    Chua et al. 2024's events (otbound.numerics.shuffling)."""
+    """Upper: what ``otbound.account`` reports for one epoch of the simulated shuffle (the
+    mechanism once: joint convexity over the derivation's pairs); lower: Chua et al. 2024's
+    events (otbound.numerics.shuffling)."""
     import otbound
     from otbound.numerics.shuffling import lower_delta
 
-    once = otbound.adp(otbound.Subsampling("poisson", rate=1.0), otbound.gaussian(SIGMA),
-                       "tight", [epsilon])[0].value
+    setting = otbound.ShuffledBatches(batch_size=BATCH, dataset_size=steps * BATCH)
+    once = otbound.account(setting, otbound.gaussian(SIGMA), 1, epsilon=epsilon).delta
     return once, lower_delta(steps, SIGMA, epsilon), \
-        "the Gaussian mechanism once per epoch; lower: Chua et al. 2024"
+        "otbound.account: the Gaussian mechanism once per epoch; lower: Chua et al. 2024"

@@ -411,10 +411,11 @@ def verify_derivation(derivation: Derivation | DerivationReport, max_n: int = 6,
                       progress: Callable[[str], None] | None = None,
                       mc_draws: int = DEFAULT_DRAWS) -> VerifyReport | EpochVerifyReport:
     """Tightness, soundness search, Monte Carlo and mutation checks for one derivation, and the
-    same soundness checks against each variant's published statement (an epoch-level derivation:
-    its exact checks and :func:`~otbound.verify.epoch_montecarlo.verify_epoch`). Every instance and
-    mechanism claimed tight also gets an independent Monte Carlo row of ``mc_draws`` simulated
-    draws (:mod:`otbound.verify.independent_mc`, from its own random stream).
+    same soundness checks against each variant's published statement (an epoch-level
+    derivation: its exact checks and :func:`~otbound.verify.epoch_montecarlo.verify_epoch`).
+    Every instance and mechanism claimed tight also gets an independent Monte Carlo row of
+    ``mc_draws`` simulated draws (:mod:`otbound.verify.independent_mc`, from its own random
+    stream).
 
     ``derivation`` is the :class:`DerivationReport` that :func:`otbound.engine.derivation.run`
     returned, whose case bounds are verified; a :class:`Derivation` is run once first. A case
