@@ -145,6 +145,8 @@ def test_the_command_line_derives_and_verifies_epochs(capsys):
     (["derive", "epoch-poisson", "--param", "K=2"], "has one structural parameter, T"),
     (["derive", "epoch-poisson", "--latex"], "--latex is not available for epoch-level"),
     (["derive", "epoch-poisson", "--coupling", "auto"], "--coupling auto does not apply"),
+    (["account", "--derivation", "epoch-balls-in-bins", "--mechanism", "gaussian", "--sigma",
+      "1", "--steps", "2", "--delta", "1e-5"], "is epoch-level: its numbers come from --scheme"),
 ])
 def test_bad_epoch_requests_are_refused_clearly(capsys, argv, message):
     assert main(argv) == 2

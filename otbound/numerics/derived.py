@@ -413,7 +413,15 @@ def as_setting(setting):
 def derived_setting(derivation: "Derivation", values: Mapping[str, object]) -> DerivedSetting:
     """A derivation's bound at ``values``: its structural parameters (``K``) choose the variant,
     the others (``r``, ``q``, ``N``, or ``Q`` for the maximum over ``N > Q``) are the values of
-    its scheme; a name that is neither is refused with the list of those that are."""
+    its scheme; a name that is neither is refused with the list of those that are. An
+    epoch-level derivation is refused: its numbers are those of its epoch setting."""
+    from otbound.engine.epoch_derivation import EpochDerivation
+
+    if isinstance(derivation, EpochDerivation):
+        raise UnsupportedOperation(
+            f"derivation {derivation.name!r} is epoch-level: its numbers come from --scheme "
+            "balls-in-bins or shuffle with --epochs (otbound.BallsInBins, "
+            "otbound.ShuffledBatches); --derivation evaluates one-step derivations")
     structural = {p.name: p.description for p in derivation.parameters}
     scheme = sorted({str(symbol) for value in derivation.scheme.parameters().values()
                      for symbol in getattr(value, "free_symbols", ())})
