@@ -263,8 +263,8 @@ def finish_guarantee(accountant: Accountant, composed, total: int, delta: float 
         else:
             delta = min(pld.pld_delta(plds, epsilon), 1.0)   # δ ≤ 1 always holds
         details = {"discretisation": discretisation}
-        if epsilon is not None and pld.at_floor(delta):
-            details["at_floor"] = pld.RESOLUTION
+        if epsilon is not None and delta <= pld.floor(plds):
+            details["at_floor"] = pld.floor(plds)
     else:
         curve = composed
         converted = (rdp.rdp_epsilon(curve, delta, conversion) if delta is not None

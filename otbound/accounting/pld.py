@@ -267,14 +267,15 @@ def pld_epsilon(plds: list[PrivacyLossDistribution], delta: float) -> float:
 
 
 RESOLUTION = 1e-14
-"""δ at or below this is the accountant's floor (``ROUNDING_FLOOR``) plus tail mass cut in the
-compositions (``TRUNCATION`` each, moved pessimistically): such a δ is a sound bound, but it says
-only that the true δ is no larger, not how small it is."""
+"""The accountant's floor (``ROUNDING_FLOOR``) plus tail mass cut in the compositions
+(``TRUNCATION`` each, moved pessimistically), before the composition-noise allowance."""
 
 
-def at_floor(delta: float) -> bool:
-    """Whether a δ from :func:`pld_delta` lies within the accountant's :data:`RESOLUTION`."""
-    return delta <= RESOLUTION
+def floor(plds: list[PrivacyLossDistribution]) -> float:
+    """δ at or below this (:data:`RESOLUTION` plus these compositions' noise allowance,
+    :func:`composition_noise`, which depends on the machine's FFT) is a sound bound that says
+    only that the true δ is no larger, not how small it is."""
+    return RESOLUTION + max(composition_noise(pld) for pld in plds)
 
 
 def pld_delta(plds: list[PrivacyLossDistribution], epsilon: float) -> float:
