@@ -267,3 +267,25 @@ def test_large_sigma_is_certified_at_the_finer_tolerance(sigma, alpha):
     assert certificate.witness.feasible(slack=0.0)
     assert certificate.low <= certificate.high <= certificate.low * (1 + 1e-3)
     assert certificate.boxes <= 300
+
+
+@pytest.mark.parametrize("sigma, alpha", [(1.0, 8), (4.0, 175)])
+def test_inherited_gradient_enclosures_bound_their_boxes(sigma, alpha):
+    """The boxes of a certification whose mean-value plan uses an ancestor's gradient
+    enclosures (``_BoxBounds``): the rigorous bound of each is above the formula at random
+    feasible points of the box, with sign (a plan from the wrong box fails this)."""
+    w = Fraction(256, 60000)
+    bounds = tp._BoxBounds(w, alpha, sigma)
+    low = tp.triangle_log_psi_ball(tp.REMOVAL, w, alpha, sigma)[0]
+    margin = low * (1 + 5e-5)
+    tp._partition(lambda box: bounds.guide(box, margin, 1e-6 * low), margin, 400, bounds.split)
+    inherited = [box for box in bounds.plans if box not in bounds.slopes]
+    assert inherited
+    rng = np.random.default_rng(alpha)
+    for box in inherited[:12]:
+        bound = bounds.mean_value(box, lambda p: tp.triangle_log_psi_ball(p, w, alpha, sigma)[1],
+                                  tp._lift_ball, margin)
+        for a, b in zip(rng.uniform(box.a0, box.a1, 20), rng.uniform(box.b0, box.b1, 20)):
+            value, error = tp.triangle_log_psi(tp.Triangle.worst_for(a, b), float(w), alpha,
+                                               sigma)
+            assert value - error <= bound

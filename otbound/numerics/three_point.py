@@ -30,8 +30,9 @@ box and ``[L, U]`` an enclosure of the partial derivative over the box (mean val
 derivatives are small, so this bound is tight where the corner bound is only first-order tight.
 
 :func:`certify_triangle` runs a branch-and-bound over ``(a, b) ∈ [0, 1]²`` with the smaller of
-these box bounds, each evaluated in ball arithmetic (python-flint's ``acb.integral`` with a
-rigorous Gaussian tail bound; for the derivatives, with ``a, b`` as balls spanning the box): its
+these box bounds, each evaluated in ball arithmetic (python-flint; the strip trapezoid rule
+of :mod:`otbound.numerics.strip_trapezoid` with its certified error, or ``acb.integral`` where
+that grid would be too long; for the derivatives, with ``a, b`` as balls spanning the box): its
 upper end bounds the maximum rigorously (a proof by computation, for one ``(w, σ, α)``).
 :func:`search_triangles` is the numerical evidence in the original coordinates ``(a, b, θ)``.
 Orders that are not integers are bounded by the next integer (``ε(α)`` never decreases in ``α``).
@@ -43,6 +44,7 @@ weights); the Gaussian mechanism then answers for Rényi divergences with a
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from collections.abc import Callable
@@ -53,13 +55,14 @@ from typing import Any
 import numpy as np
 
 from otbound.errors import UnsupportedOperation
+from otbound.numerics import strip_trapezoid
 from otbound.numerics.problems import NumericProblem
 from otbound.numerics.rounding import EPS, Bounds
 
 MAX_ORDER = 256
 """The largest integer order the solver certifies (its cost depends on the setting: at
-q/N = 256/60000, σ = 1–2, orders 2–64 take 0.5–5 s, orders 96–256 0.05–0.3 s; at q/N = 0.1,
-σ = 5, order 128 takes 24 s)."""
+q/N = 256/60000, σ = 1–4, every order takes at most about 0.5 s on one core; at q/N = 0.1,
+σ = 5, order 128 takes about 2 s)."""
 
 
 @dataclass(frozen=True)
@@ -111,17 +114,17 @@ def _check_order(alpha: float) -> int:
 
 # --- fast evaluation (floating point, with an error estimate) -------------------------------
 
+@functools.lru_cache(maxsize=4096)
 def triangle_log_psi(triangle: Triangle, w: float, alpha: int, sigma: float) -> tuple[float, float]:
     """``log Ψ_α`` of the configuration and an estimate of its error (trapezoid rule in ``z``
-    around each term's mode, step ``h`` against ``2h``)."""
-    from scipy.special import logsumexp   # loaded with the solver, not with every process
-
+    around each term's mode, step ``h`` against ``2h``; remembered: the certification asks
+    for the same corners in its guide and its ball phases)."""
     order = _check_order(alpha)
     a, b, rho = triangle.a / sigma, triangle.b / sigma, triangle.rho / sigma ** 2
     k = np.arange(order + 1.0)
     log_c = _log_weights(order, k, w) + (k * k - k) * a * a / 2
     fine, coarse = _log_expectations(k * rho - b * b / 2, b, order, w)
-    value, other = float(logsumexp(log_c + fine)), float(logsumexp(log_c + coarse))
+    value, other = float(_logsumexp(log_c + fine)), float(_logsumexp(log_c + coarse))
     rounding = np.finfo(float).eps * (4 * _points(b, order) + 64 * (1 + abs(value)))
     return value, abs(value - other) + rounding
 
@@ -133,10 +136,10 @@ def _log_weights(order: int, k: np.ndarray, w: float) -> np.ndarray:
             + (order - k) * math.log1p(-w) + k * math.log(w))
 
 
-_HALF_WIDTH = 12.0
+_HALF_WIDTH = 10.0
 """The trapezoid grid spans the mode ± this (the log-integrand is concave with curvature ≥ 1,
 so what lies beyond is below ``e^{−72}`` of the peak)."""
-_STEPS_PER_WIDTH = 5
+_STEPS_PER_WIDTH = 3
 """Trapezoid nodes per standard deviation of the narrowest integrand (its log has curvature at
 most ``1 + (α − 1) b²/4``): the error of a Gaussian-like integrand falls as
 ``e^{−2π² (nodes per width)²}``, far below double precision at 5 (and at 2.5, the coarse grid
@@ -154,11 +157,16 @@ def _points(b: float, order: int) -> int:
 def _log_expectations(shift: np.ndarray, b: float, order: int,
                       w: float) -> tuple[np.ndarray, np.ndarray]:
     """``log E_z[h(shift + bz)]`` per term (fine and coarse grids of :func:`_grid`)."""
-    from scipy.special import logsumexp
-
     _, _, log_f, step = _grid(shift, b, order, w)
-    return (logsumexp(log_f, axis=1) + math.log(step),
-            logsumexp(log_f[:, ::2], axis=1) + math.log(2 * step))
+    return (_logsumexp(log_f, axis=1) + math.log(step),
+            _logsumexp(log_f[:, ::2], axis=1) + math.log(2 * step))
+
+
+def _logsumexp(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """``log Σ e^x`` along ``axis`` (finite ``x``), without scipy's per-call overhead (the
+    guide calls this thousands of times)."""
+    top = x.max(axis=axis, keepdims=True)
+    return np.log(np.exp(x - top).sum(axis=axis)) + np.squeeze(top, axis=axis)
 
 
 def _grid(shift: np.ndarray, b: float, order: int, w: float):
@@ -176,11 +184,12 @@ def _grid(shift: np.ndarray, b: float, order: int, w: float):
 
 
 def _modes(shift: np.ndarray, b: float, order: int, log_odds: float) -> np.ndarray:
-    """Where ``−z²/2 + (1 − α) log(1 − w + w e^{shift + bz})`` is largest (bisection)."""
+    """Where ``−z²/2 + (1 − α) log(1 − w + w e^{shift + bz})`` is largest (bisection, to
+    ``2⁻²⁸`` of the initial bracket: a grid ±10 widths around it needs no more)."""
     from scipy.special import expit
 
     low, high = np.full(shift.size, -(order - 1) * b - 1.0), np.zeros(shift.size)
-    for _ in range(60):
+    for _ in range(28):
         middle = (low + high) / 2
         slope = -middle - (order - 1) * b * expit(shift + b * middle + log_odds)
         low, high = np.where(slope > 0, middle, low), np.where(slope > 0, high, middle)
@@ -231,17 +240,17 @@ def _largest_angle(a: float, b: float) -> float:
 
 # --- rigorous evaluation (ball arithmetic) --------------------------------------------------
 
-def triangle_log_psi_ball(triangle: Triangle, w: Fraction, alpha: int,
-                          sigma: float) -> tuple[float, float]:
+def triangle_log_psi_ball(triangle: Triangle, w: Fraction, alpha: int, sigma: float,
+                          accuracy: int = 45) -> tuple[float, float]:
     """A rigorous enclosure ``[low, high]`` of ``log`` of the formula at ``triangle`` (any
     real ``a, b ≥ 0`` and ``ρ``; feasibility is not needed for the value), as doubles rounded
-    outwards."""
-    from flint import acb, arb, ctx
+    outwards, about ``2^{−accuracy}`` of ``log Ψ`` wide."""
+    from flint import arb, ctx
 
     order = _check_order(alpha)
     scale, _ = triangle_log_psi(triangle, float(w), order, sigma)   # magnitude only
-    # 2⁻⁴⁵ of log Ψ however small it is (Ψ − 1 ≈ w² at tiny rates)
-    bits = 45 + max(0, math.ceil(-math.log2(max(abs(scale), 1e-300))))
+    # relative to log Ψ however small it is (Ψ − 1 ≈ w² at tiny rates)
+    bits = accuracy + max(0, math.ceil(-math.log2(max(abs(scale), 1e-300))))
     old, ctx.prec = ctx.prec, bits + 40
     try:
         s = arb(sigma)
@@ -254,24 +263,66 @@ def triangle_log_psi_ball(triangle: Triangle, w: Fraction, alpha: int,
         shifts = [(k * rho - b * b / 2).exp() * w_ball for k in range(order + 1)]
         ceiling = rest ** (1 - order)   # h ≤ (1 − w)^{1−α}: term k is at most c_k times it
         total = sum(coefficients, arb(0)) * ceiling
-        reach = math.sqrt(2 * (max(float(total.log().upper()), 0.0) + 2 * bits)) + 1
-        norm = 1 / (2 * arb.pi()).sqrt()
         kept, dropped = _significant(coefficients, [ceiling] * (order + 1), bits)
-
-        def integrand(z, analytic):
-            grow = (acb(b) * z).exp()
-            value = sum((coefficients[k] * (rest + shifts[k] * grow) ** (1 - order)
-                         for k in kept), acb(0))
-            return value * (-z * z / 2).exp() * norm
-
-        inner = acb.integral(integrand, -reach, reach, rel_tol=arb(2) ** -bits,
-                             abs_tol=arb(2) ** -(bits + 20)).real
-        tail = total * (arb(reach) / arb(2).sqrt()).erfc()
-        enclosure = (inner + arb(0).union(tail + dropped)).log() + scale
-        return (math.nextafter(float(enclosure.lower()), -math.inf),
-                math.nextafter(float(enclosure.upper()), math.inf))
+        terms = [(coefficients[k], shifts[k]) for k in kept]
+        grid = strip_trapezoid.plan(order, float(b.upper()), float(total.log().upper()),
+                                    -bits * math.log(2), _TERM_EVALUATIONS // max(len(kept), 1))
+        if grid is not None:
+            inner = _trapezoid_value(grid, terms, b, rest, order)
+        else:
+            inner = _adaptive_value(terms, b, rest, order, total, bits)
+        enclosure = (inner + arb(0).union(dropped)).log() + scale
+        low, high = float(enclosure.lower()), float(enclosure.upper())
+        if not (math.isfinite(low) and math.isfinite(high)):
+            return -math.inf, math.inf   # no enclosure (NaN would compare as a bound)
+        return math.nextafter(low, -math.inf), math.nextafter(high, math.inf)
     finally:
         ctx.prec = old
+
+
+_TERM_EVALUATIONS = 60000
+"""The most ``(node, term)`` evaluations a trapezoid grid may take; where it would need more
+(large orders with terms whose mass lies far out), ``acb.integral`` is used instead."""
+
+
+def _trapezoid_value(grid: strip_trapezoid.Grid, terms: list, b: Any, rest: Any,
+                     order: int) -> Any:
+    """``Σ_k c_k E_z[(1 − w + v_k e^{bz})^{1−α}]`` for ``terms = [(c_k, v_k)]`` (positive balls)
+    by the strip trapezoid rule, with its certified error (:mod:`strip_trapezoid`): the
+    discretisation error is at most ``κ`` times the integral (``M ≤ e^{d²/2} C^{α−1} ∫``), the
+    right tail at most the last node's value (the terms decrease in ``z``) and the left one at
+    most the terms' ceiling ``c_k (1 − w)^{1−α}``, each times the Gaussian tail."""
+    from flint import arb
+
+    power, total, last = 1 - order, arb(0), arb(0)
+    for z, weight in grid.nodes():
+        grow = (b * z).exp()
+        last = sum((c * (rest + v * grow) ** power for c, v in terms), arb(0))
+        total += weight * last
+    ceiling = sum((c for c, _ in terms), arb(0)) * rest ** power
+    full = total + arb(0).union((last + ceiling) * grid.tail())
+    kappa = grid.relative_error(grid.growth(order, b)[0])
+    if not kappa < 1:   # a grid too coarse for its strip (never planned): no upper bound
+        return arb(0, math.inf)
+    return (full / (1 + kappa)).union(full / (1 - kappa))
+
+
+def _adaptive_value(terms: list, b: Any, rest: Any, order: int, total: Any, bits: int) -> Any:
+    """The same integral by ``acb.integral`` on ``[−L, L]`` plus the Gaussian tail beyond,
+    bounded with the ceiling ``total`` of the integrand."""
+    from flint import acb, arb
+
+    reach = math.sqrt(2 * (max(float(total.log().upper()), 0.0) + 2 * bits)) + 1
+    norm = 1 / (2 * arb.pi()).sqrt()
+
+    def integrand(z, _analytic):
+        grow = (acb(b) * z).exp()
+        value = sum((c * (rest + v * grow) ** (1 - order) for c, v in terms), acb(0))
+        return value * (-z * z / 2).exp() * norm
+
+    inner = acb.integral(integrand, -reach, reach, rel_tol=arb(2) ** -bits,
+                         abs_tol=arb(2) ** -(bits + 20)).real
+    return inner + arb(0).union(total * (arb(reach) / arb(2).sqrt()).erfc())
 
 
 def _significant(coefficients: list, ceilings: list, bits: int) -> tuple[list[int], Any]:
@@ -308,15 +359,13 @@ def surface_log_gradient(a: float, b: float, w: float, alpha: int,
     + E[h'(u_k)])`` and, by Stein's identity, ``∂_b G = b Σ_k c_k E[h''(u_k) + (k − 1)
     h'(u_k)]``. With ``r = w e^u/(1 − w + w e^u) ∈ [0, 1]``: ``h' = (1 − α) r h`` and
     ``h'' = h' + α(α − 1) r² h``."""
-    from scipy.special import logsumexp
-
     order = _check_order(alpha)
     big_a, big_b = a / sigma, b / sigma
     rho = (big_a * big_a + big_b * big_b - 1 / sigma ** 2) / 2
     k = np.arange(order + 1.0)
     log_c = _log_weights(order, k, w) + (k * k - k) * big_a * big_a / 2
     log_e, first, second = _tilted_moments(k * rho - big_b * big_b / 2, big_b, order, w)
-    value = float(logsumexp(log_c + log_e))
+    value = float(_logsumexp(log_c + log_e))
     p = np.exp(log_c + log_e - value)
     d_a = big_a * float(np.sum(p * k * ((k - 1) + (1 - order) * first)))
     d_b = big_b * float(np.sum(p * (k * (1 - order) * first
@@ -355,10 +404,11 @@ def surface_gradient_ball(a: tuple[float, float], b: tuple[float, float], w: Fra
     """Rigorous enclosures (arb balls) of ``e^{−scale} ∂_a G`` and ``e^{−scale} ∂_b G``
     (:func:`surface_log_gradient`'s formulas, units of the sensitivity) over the whole box
     ``[a₀, a₁] × [b₀, b₁]``: the integrands are evaluated with ``a, b`` as balls spanning the box
-    (``acb.integral`` on ``[−L, L]``, rigorous for ball parameters), plus the Gaussian tail beyond
-    ``L``, bounded with ``h ≤ (1 − w)^{1−α}``, ``|h'| ≤ (α − 1)(1 − w)^{1−α}``,
-    ``r² h ≤ (1 − w)^{1−α}`` (as ``r ≤ 1``, ``1 − w + w e^u ≥ 1 − w``)."""
-    from flint import acb, arb, ctx
+    (the strip trapezoid rule, :func:`_trapezoid_slopes`, or where its grid would be too long,
+    ``acb.integral``, :func:`_adaptive_slopes`; both rigorous for ball parameters). Terms are
+    left out as in :func:`_significant`, with the bound ``c_k (1 − w)^{1−α} (k + α)(k + α − 1)``
+    on either integrand (as ``r ∈ [0, 1]``, ``1 − w + w e^u ≥ 1 − w``)."""
+    from flint import arb, ctx
 
     order = _check_order(alpha)
     magnitude = max(0, math.ceil(-math.log2(max(abs(scale), 1e-300))))
@@ -377,44 +427,109 @@ def surface_gradient_ball(a: tuple[float, float], b: tuple[float, float], w: Fra
         # w e^{kρ − b²/2} with ρ = (a² + b² − σ⁻²)/2, written with b² once
         shifts = [w_ball * ((k * (square_a - gap) + (k - 1) * square_b) / 2).exp()
                   for k in range(order + 1)]
-        norm = 1 / (2 * arb.pi()).sqrt()
         ceiling = rest ** (1 - order)
-        most_a = sum((c * k * (k + order) for k, c in enumerate(coefficients)), arb(0))
-        most_b = sum((c * (k + order) * (order - 1) for k, c in enumerate(coefficients)),
-                     arb(0))
-        most = (most_a + most_b) * ceiling
-        reach = math.sqrt(2 * (max(float(most.log().upper()), 0.0) + 2 * bits)) + 1
-        tail = (arb(reach) / arb(2).sqrt()).erfc()
         # term k of either integrand is at most c_k (1 − w)^{1−α} (k (k + α) + (k + α)(α − 1))
         kept, dropped = _significant(
             coefficients, [ceiling * (k + order) * (k + order - 1) for k in range(order + 1)],
             magnitude + _SLOPE_ACCURACY)
-
-        def terms(z, _analytic):
-            """The ``a`` integrand plus ``i`` times the ``b`` integrand: both are real on the
-            real line, so one integral of the sum gives both as its real and imaginary parts
-            (the powers and ratios computed once)."""
-            grow = (acb(big_b) * z).exp()
-            slope_a, slope_b = acb(0), acb(0)
-            for k in kept:
-                v = shifts[k] * grow
-                h = coefficients[k] * (rest + v) ** (1 - order)
-                r = 1 / (1 + rest / v)
-                slope_b += h * r * (k * (1 - order) + order * (order - 1) * r)
-                if k:
-                    slope_a += k * h * ((k - 1) + (1 - order) * r)
-            return (slope_a + acb(0, 1) * slope_b) * (-z * z / 2).exp() * norm
-
-        inner = acb.integral(terms, -reach, reach, rel_tol=arb(2) ** -_SLOPE_BITS,
-                             abs_tol=arb(2) ** -(magnitude + _SLOPE_ACCURACY),
-                             eval_limit=_SLOPE_EVALUATIONS)
-        inner_a, inner_b = inner.real, inner.imag
-        spread_a = most_a * ceiling * tail + dropped
-        spread_b = most_b * ceiling * tail + dropped
-        return (big_a / s * (inner_a + (-spread_a).union(spread_a)),
-                big_b / s * (inner_b + (-spread_b).union(spread_b)))
+        terms = [(k, coefficients[k], shifts[k]) for k in kept]
+        weights = [(k + order) * (k + order - 1) for k, _, _ in terms]
+        most = sum((c * m for (_, c, _), m in zip(terms, weights)), arb(0)) * ceiling
+        grid = strip_trapezoid.plan(order, float(big_b.upper()), float(most.log().upper()),
+                                    -(magnitude + _SLOPE_ACCURACY) * math.log(2)
+                                    - math.log(max(weights, default=1)),
+                                    _TERM_EVALUATIONS // max(len(terms), 1))
+        if grid is None:
+            inner_a, inner_b = _adaptive_slopes(terms, big_b, rest, order, magnitude, bits)
+        else:
+            inner_a, inner_b = _trapezoid_slopes(grid, terms, big_b, rest, order)
+        spread = (-dropped).union(dropped)
+        return big_a / s * (inner_a + spread), big_b / s * (inner_b + spread)
     finally:
         ctx.prec = old
+
+
+def _trapezoid_slopes(grid: strip_trapezoid.Grid, terms: list, b: Any, rest: Any,
+                      order: int) -> tuple[Any, Any]:
+    """The two slope integrals by the strip trapezoid rule (:mod:`strip_trapezoid`) with ``b``
+    a ball: the node values enclose the integrands for every parameter in the box, and the
+    error bounds hold for each. In the strip ``|c_k h(u_k)| ≤ C^{α−1}`` times its real-line
+    value and ``|r| ≤ C``, so term ``k``'s ``M`` is ``e^{d²/2} C^{α−1}`` times
+    ``k((k − 1) + (α − 1)C)`` (``a``) or ``C(k(α − 1) + α(α − 1)C)`` (``b``) times
+    ``I_k = c_k E[h(u_k)]``, itself bounded by the same grid's value sums; on the real line
+    ``r ∈ [0, 1]`` bounds the integrands by ``k(k + α − 2)`` and ``(α − 1)(k + α)`` times
+    ``c_k h(u_k)`` for the tails."""
+    from flint import arb
+
+    power, zero = 1 - order, arb(0)
+    sums, last = [zero] * len(terms), [zero] * len(terms)
+    slope_a, slope_b = zero, zero
+    for z, weight in grid.nodes():
+        grow = (b * z).exp()
+        for i, (k, c, v) in enumerate(terms):
+            # (1 − w + s)^{1−α} decreases and r = s/(1 − w + s) increases in s = v e^{bz}:
+            # enclosed from the ends of s's ball (on the ball itself, midpoint-radius
+            # arithmetic loses the sign of 1 − w + s on wide boxes)
+            shifted = v * grow
+            low, high = shifted.lower(), shifted.upper()
+            if not low > 0:
+                low = zero
+            near, far = rest + low, rest + high
+            h = c * (far ** power).union(near ** power)
+            r = (low / near).union(high / far)
+            slope_a += weight * (k * h * ((k - 1) + power * r))
+            slope_b += weight * (h * r * (k * power + order * (order - 1) * r))
+            sums[i] += weight * h
+            last[i] = h
+    tail = grid.tail()
+    growth, c_strip = grid.growth(order, b)
+    kappa = grid.relative_error(growth)
+    if not kappa < 1:   # a grid too coarse for its strip (never planned): no enclosure
+        return arb(0, math.inf), arb(0, math.inf)
+    ceiling = rest ** power
+    error_a, error_b = arb(0), arb(0)
+    for (k, c, _), total, end in zip(terms, sums, last):
+        ends = (end + c * ceiling) * tail   # both truncated tails of c_k E[h(u_k)]
+        integral = arb((total + ends).upper()) / (1 - kappa)
+        error_a += kappa * k * ((k - 1) + (order - 1) * c_strip) * integral \
+            + k * (k + order - 2) * ends
+        error_b += kappa * c_strip * (k * (order - 1) + order * (order - 1) * c_strip) \
+            * integral + (order - 1) * (k + order) * ends
+    return (slope_a + (-error_a).union(error_a), slope_b + (-error_b).union(error_b))
+
+
+def _adaptive_slopes(terms: list, b: Any, rest: Any, order: int, magnitude: int,
+                     bits: int) -> tuple[Any, Any]:
+    """The two slope integrals by ``acb.integral`` on ``[−L, L]`` (giving up early on boxes
+    too wide for ball parameters: a non-finite ball) plus the Gaussian tails beyond, bounded
+    with ``h ≤ (1 − w)^{1−α}``, ``|h'| ≤ (α − 1)(1 − w)^{1−α}``, ``r² h ≤ (1 − w)^{1−α}``."""
+    from flint import acb, arb
+
+    norm = 1 / (2 * arb.pi()).sqrt()
+    ceiling = rest ** (1 - order)
+    most_a = sum((c * k * (k + order) for k, c, _ in terms), arb(0)) * ceiling
+    most_b = sum((c * (k + order) * (order - 1) for k, c, _ in terms), arb(0)) * ceiling
+    reach = math.sqrt(2 * (max(float((most_a + most_b).log().upper()), 0.0) + 2 * bits)) + 1
+    tail = (arb(reach) / arb(2).sqrt()).erfc()
+
+    def integrand(z, _analytic):
+        """The ``a`` integrand plus ``i`` times the ``b`` integrand: both are real on the
+        real line, so one integral gives both as its real and imaginary parts."""
+        grow = (acb(b) * z).exp()
+        slope_a, slope_b = acb(0), acb(0)
+        for k, c, v in terms:
+            shifted = v * grow
+            base = rest + shifted
+            h, r = c * base ** (1 - order), shifted / base
+            slope_a += k * h * ((k - 1) + (1 - order) * r)
+            slope_b += h * r * (k * (1 - order) + order * (order - 1) * r)
+        return (slope_a + acb(0, 1) * slope_b) * (-z * z / 2).exp() * norm
+
+    inner = acb.integral(integrand, -reach, reach, rel_tol=arb(2) ** -_SLOPE_BITS,
+                         abs_tol=arb(2) ** -(magnitude + _SLOPE_ACCURACY),
+                         eval_limit=_SLOPE_EVALUATIONS)
+    spread_a, spread_b = most_a * tail, most_b * tail
+    return (inner.real + (-spread_a).union(spread_a), inner.imag + (-spread_b).union(spread_b))
 
 
 # --- certified branch-and-bound -------------------------------------------------------------
@@ -462,11 +577,12 @@ class _Box:
         return [_Box(self.a0, self.a1, self.b0, m), _Box(self.a0, self.a1, m, self.b1)]
 
 
-TOLERANCES = ((1e-3, 3000), (1e-2, 6000))
+TOLERANCES = ((1e-4, 3000), (1e-3, 3000), (1e-2, 6000))
 """``(relative tolerance on log Ψ, box budget)`` tried in turn. At large σ the maximum is nearly
 flat along the constraint ``|μ₂ − μ₄| = 1``, where the corner bound is only first-order tight;
-with the mean-value bound 1e-3 closes there too (σ = 1–5, q/N = 0.01: ≤ 150 boxes), but
-1e-2 stays as a fallback (e.g. q/N near 1 at small σ, where neither bound is tight)."""
+with the mean-value bound (and gradient enclosures that stay finite on wide boxes) 1e-4 closes
+there too (q/N = 256/60000, σ = 1–4: ≤ 110 boxes), but 1e-3 and 1e-2 stay as fallbacks (e.g.
+q/N near 1 at small σ, where neither bound is tight)."""
 
 
 def certify_triangle(w: Fraction, alpha: int, sigma: float,
@@ -487,40 +603,14 @@ def certify_triangle(w: Fraction, alpha: int, sigma: float,
     lows = {t: triangle_log_psi_ball(t, w, order, sigma)[0] for t in (EQUILATERAL, REMOVAL)}
     witness = max(lows, key=lows.get)
     low = lows[witness]
-    plans: dict[_Box, tuple[Triangle, float, float]] = {}
-    too_wide = math.inf   # the shortest longer side of a box whose gradient enclosure failed
-
-    def mean_value(box: _Box, value: Callable[[Triangle], float],
-                   lift: Callable[[float, float, float], float]) -> float:
-        """The mean-value bound on ``log Ψ`` over ``box`` (``value``: ``log`` of the formula at
-        a point, and ``lift``, fast or rigorous), or ``inf`` (not tried on boxes as wide as one
-        where the enclosure failed: a saving only)."""
-        nonlocal too_wide
-        side = max(box.a1 - box.a0, box.b1 - box.b0)
-        if box not in plans:
-            if side >= too_wide:
-                return math.inf
-            plans[box] = _mean_value_plan(box, w, order, sigma)
-        point, slack, scale = plans[box]
-        if not math.isfinite(slack):
-            too_wide = min(too_wide, side)
-            return math.inf
-        return lift(value(point), slack, scale)
-
+    bounds = _BoxBounds(w, order, sigma)
     attempts, searched = list(tolerances), False
     while attempts:
         tolerance, max_boxes = attempts.pop(0)
         target = low + tolerance * abs(low)
         margin, resolution = (low + target) / 2, (target - low) / 8
-
-        def guide(box: _Box) -> float:
-            bound = _guide(box.corner(), w, order, sigma, resolution)
-            if bound <= margin:
-                return bound
-            return min(bound, mean_value(box, lambda p: _guide(p, w, order, sigma, resolution),
-                                         _lift))
-
-        leaves = _partition(guide, margin, max_boxes)
+        leaves = _partition(lambda box: bounds.guide(box, margin, resolution), margin,
+                            max_boxes, bounds.split)
         if leaves is not None:
             break
         if not searched:
@@ -537,17 +627,105 @@ def certify_triangle(w: Fraction, alpha: int, sigma: float,
     while pending:
         box = pending.pop()
         count += 1
-        bound = triangle_log_psi_ball(box.corner(), w, order, sigma)[1]
-        if bound > margin:   # as tight as the guide (the certificate's width ≈ margin)
-            bound = min(bound, mean_value(box, lambda p: triangle_log_psi_ball(
-                p, w, order, sigma)[1], _lift_ball))
+        bound = bounds.rigorous(box, margin)
         if bound > target and count < max_boxes:
-            pending.extend(box.halves())
+            pending.extend(bounds.split(box))
             continue
         high = max(high, bound)
     if count >= max_boxes:
         raise RuntimeError(f"certification did not close within {max_boxes} boxes")
     return TriangleCertificate(w, order, sigma, low, max(high, low), witness, count)
+
+
+class _BoxBounds:
+    """The box bounds of :func:`certify_triangle` at one ``(w, α, σ)``: the corner bound, and
+    the mean-value bound (:func:`_mean_value_plan`), whose gradient enclosures are remembered
+    per box and inherited by the boxes split from it (an enclosure over a box holds over its
+    halves: a box first tries its nearest ancestor's, and pays for its own only where that does
+    not reach the margin). Which bound closed a box in the guide is tried first in the ball
+    phase."""
+
+    def __init__(self, w: Fraction, order: int, sigma: float):
+        self.w, self.order, self.sigma = w, order, sigma
+        self.plans: dict[_Box, tuple[Triangle, float, float]] = {}
+        self.slopes: dict[_Box, tuple[Any, Any, float]] = {}
+        self.parents: dict[_Box, _Box] = {}
+        self.by_slope: set[_Box] = set()
+        self.too_wide = math.inf   # the shortest longer side of a box whose enclosure failed
+
+    def split(self, box: _Box) -> list[_Box]:
+        halves = box.halves()
+        self.parents.update((half, box) for half in halves)
+        return halves
+
+    def guide(self, box: _Box, margin: float, resolution: float) -> float:
+        """The fast bound steering the partition (upper ends of the fast evaluation)."""
+        def value(point: Triangle) -> float:
+            return _guide(point, self.w, self.order, self.sigma, resolution)
+
+        bound = value(box.corner())
+        if bound <= margin:
+            return bound
+        slope = self.mean_value(box, value, _lift, margin)
+        if slope < bound:
+            self.by_slope.add(box)
+        return min(bound, slope)
+
+    def rigorous(self, box: _Box, margin: float) -> float:
+        """The box's rigorous bound: the one that closed it in the guide first, the other
+        only where that one is above the margin (as tight as the guide: the certificate's
+        width ≈ margin)."""
+        def value(point: Triangle) -> float:
+            return triangle_log_psi_ball(point, self.w, self.order, self.sigma,
+                                         _LEAF_ACCURACY)[1]
+
+        first, second = (lambda: value(box.corner()),
+                         lambda: self.mean_value(box, value, _lift_ball, margin))
+        if box in self.by_slope:
+            first, second = second, first
+        bound = first()
+        return bound if bound <= margin else min(bound, second())
+
+    def mean_value(self, box: _Box, value: Callable[[Triangle], float],
+                   lift: Callable[[float, float, float], float], margin: float) -> float:
+        """The mean-value bound on ``log Ψ`` over ``box`` (``value``: ``log`` of the formula at
+        a point, and ``lift``, fast or rigorous), or ``inf`` (not tried on boxes as wide as one
+        where the enclosure failed: a saving only)."""
+        if box in self.plans:
+            return self._lifted(box, value, lift)
+        inherited = self._inherited(box)
+        if inherited is not None:
+            self.plans[box] = _mean_value_plan(box, self.w, self.order, self.sigma, inherited)
+            bound = self._lifted(box, value, lift)
+            if bound <= margin:
+                return bound
+        side = max(box.a1 - box.a0, box.b1 - box.b0)
+        if side >= self.too_wide:
+            return self._lifted(box, value, lift) if inherited is not None else math.inf
+        self.slopes[box] = _box_slopes(box, self.w, self.order, self.sigma)
+        self.plans[box] = _mean_value_plan(box, self.w, self.order, self.sigma,
+                                           self.slopes[box])
+        if not math.isfinite(self.plans[box][1]):
+            self.too_wide = min(self.too_wide, side)
+        return self._lifted(box, value, lift)
+
+    def _inherited(self, box: _Box) -> tuple[Any, Any, float] | None:
+        """The gradient enclosures of the nearest ancestor that has its own."""
+        while box in self.parents:
+            box = self.parents[box]
+            if box in self.slopes:
+                return self.slopes[box]
+        return None
+
+    def _lifted(self, box: _Box, value: Callable[[Triangle], float],
+                lift: Callable[[float, float, float], float]) -> float:
+        point, slack, scale = self.plans[box]
+        return lift(value(point), slack, scale) if math.isfinite(slack) else math.inf
+
+
+_LEAF_ACCURACY = 24
+"""The leaves' enclosures are asked for ``2⁻²⁴`` of ``log Ψ``, far inside the tolerance
+(``10⁻³``); the certificate's lower end (its witness) for ``2⁻⁴⁵``."""
 
 
 def _guide(point: Triangle, w: Fraction, order: int, sigma: float, resolution: float) -> float:
@@ -559,11 +737,23 @@ def _guide(point: Triangle, w: Fraction, order: int, sigma: float, resolution: f
     return triangle_log_psi_ball(point, w, order, sigma)[1]
 
 
-def _mean_value_plan(box: _Box, w: Fraction, order: int,
-                     sigma: float) -> tuple[Triangle, float, float]:
+def _box_slopes(box: _Box, w: Fraction, order: int, sigma: float) -> tuple[Any, Any, float]:
+    """Enclosures of ``e^{−scale} ∂_a G`` and ``e^{−scale} ∂_b G`` over ``box``
+    (:func:`surface_gradient_ball`), and ``scale`` (``log G`` at its upper corner, a
+    normalisation only); they hold over every box inside this one too."""
+    corner = Triangle(box.a1, box.b1, surface_rho(box.a1, box.b1))
+    scale, _ = triangle_log_psi(corner, float(w), order, sigma)
+    slope_a, slope_b = surface_gradient_ball((box.a0, box.a1), (box.b0, box.b1), w, order,
+                                             sigma, scale)
+    return slope_a, slope_b, scale
+
+
+def _mean_value_plan(box: _Box, w: Fraction, order: int, sigma: float,
+                     slopes: tuple[Any, Any, float] | None = None) -> tuple[Triangle, float, float]:
     """The second-order (mean-value) box bound's ingredients ``(point, slack, scale)``: no
     feasible configuration in ``box`` exceeds ``G(p) + e^{scale} slack``, with ``point`` the
-    surface point ``p`` (:func:`surface_rho`) and ``slack`` a double rounded up.
+    surface point ``p`` (:func:`surface_rho`) and ``slack`` a double rounded up; ``slopes`` are
+    :func:`_box_slopes` of this box or of one containing it (computed when not given).
 
     Lemma (001 Thm. 3.6's pattern, Gaussian). ``G(a, b) = Ψ(a, b, (a² + b² − 1)/2)``, the
     formula on the surface ``|μ₂ − μ₄| = 1``, is defined and smooth for all real ``a, b``, and
@@ -576,10 +766,7 @@ def _mean_value_plan(box: _Box, w: Fraction, order: int,
     ``p_a`` minimises that: ``a₁`` when ``L ≥ 0`` (no slack: ``G`` increases), ``a₀`` when
     ``U ≤ 0``, else where the two terms are equal. ``[L, U]`` is enclosed by
     :func:`surface_gradient_ball`."""
-    corner = Triangle(box.a1, box.b1, surface_rho(box.a1, box.b1))
-    scale, _ = triangle_log_psi(corner, float(w), order, sigma)   # a normalisation only
-    slope_a, slope_b = surface_gradient_ball((box.a0, box.a1), (box.b0, box.b1), w, order,
-                                             sigma, scale)
+    slope_a, slope_b, scale = slopes or _box_slopes(box, w, order, sigma)
     point_a, slack_a = _best_point(box.a0, box.a1, slope_a)
     point_b, slack_b = _best_point(box.b0, box.b1, slope_b)
     slack = math.nextafter(slack_a + slack_b, math.inf)
@@ -620,10 +807,10 @@ def _lift_ball(log_value: float, slack: float, scale: float) -> float:
     return math.nextafter(float(value.upper()), math.inf)
 
 
-def _partition(bound, margin: float, max_boxes: int) -> list[_Box] | None:
-    """Leaves of a bisection of ``[0, 1]²`` whose (fast) bounds are below ``margin``,
-    splitting the worst box first (a heuristic guide: every leaf is checked rigorously);
-    ``None`` when that needs more than ``max_boxes`` boxes."""
+def _partition(bound, margin: float, max_boxes: int, split=_Box.halves) -> list[_Box] | None:
+    """Leaves of a bisection of ``[0, 1]²`` (``split``) whose (fast) bounds are below
+    ``margin``, splitting the worst box first (a heuristic guide: every leaf is checked
+    rigorously); ``None`` when that needs more than ``max_boxes`` boxes."""
     heap = [(-bound(_Box(0.0, 1.0, 0.0, 1.0)), _Box(0.0, 1.0, 0.0, 1.0))]
     done: list[_Box] = []
     while heap:
@@ -633,7 +820,7 @@ def _partition(bound, margin: float, max_boxes: int) -> list[_Box] | None:
         if -value <= margin:
             done.append(box)
             continue
-        for half in box.halves():
+        for half in split(box):
             heapq.heappush(heap, (-bound(half), half))
     return done
 
