@@ -158,3 +158,18 @@ def test_slope_enclosures_hold_point_slopes_on_wide_boxes(sigma, alpha):
                 exact *= math.exp(value - scale)   # e^{−scale} ∂G = e^{log G − scale} ∂ log G
                 slack = 1e-9 * abs(exact) + 1e-15
                 assert float(ball.lower()) - slack <= exact <= float(ball.upper()) + slack
+
+
+def test_trapezoid_and_adaptive_slope_enclosures_agree(monkeypatch):
+    """The slope enclosures of a small box by both routes (``acb.integral`` forced): they must
+    overlap, and the trapezoid's is no wider than a tenth of the slope."""
+    w, alpha, sigma = Fraction(256, 60000), 8, 1.0
+    a, b = (0.9, 0.9 + 2 ** -10), (0.6, 0.6 + 2 ** -10)
+    scale = tp.triangle_log_psi(tp.Triangle(a[1], b[1], tp.surface_rho(a[1], b[1])), float(w),
+                                alpha, sigma)[0]
+    trapezoid = tp.surface_gradient_ball(a, b, w, alpha, sigma, scale)
+    monkeypatch.setattr(tp, "_TERM_EVALUATIONS", 0)
+    adaptive = tp.surface_gradient_ball(a, b, w, alpha, sigma, scale)
+    for mine, other in zip(trapezoid, adaptive):
+        assert other.is_finite() and mine.overlaps(other)
+        assert float(mine.rad()) <= 0.1 * abs(float(mine.mid()))

@@ -387,16 +387,16 @@ def _tilted_moments(shift: np.ndarray, b: float, order: int,
 
 
 _SLOPE_EVALUATIONS = 2000
-"""``acb.integral``'s evaluation limit for the gradient enclosures: on boxes too wide for ball
-parameters (their enclosures blow up) it gives up early with a non-finite ball (no bound)."""
+"""``acb.integral``'s evaluation limit for the gradient enclosures where it is used (grids too
+long for the trapezoid rule): on boxes too wide for ball parameters (their enclosures blow up)
+it gives up early with a non-finite ball (no bound)."""
 _SLOPE_BITS = 4
-"""The relative tolerance ``2^{−bits}`` asked of those integrals: a slope only multiplies a
-box's width in the mean-value bound, so a few bits do, and asking for more makes the
-integration give up on the wide boxes where the parameter balls' own width exceeds it (then
-the box must be split: 375 boxes instead of 47 at q/N = 256/60000, σ = 2, α = 32)."""
+"""The relative tolerance ``2^{−bits}`` asked of ``acb.integral`` there: a slope only
+multiplies a box's width in the mean-value bound, so a few bits do, and asking for more makes
+it give up on the wide boxes where the parameter balls' own width exceeds it."""
 _SLOPE_ACCURACY = 10
-"""Their absolute tolerance, ``2^{−10} |log G|`` (in units of ``e^{scale}``), for the same
-reason; the certification's tolerance is ``10^{−3} log Ψ``."""
+"""The slopes' absolute tolerance, ``2^{−10} |log G|`` (in units of ``e^{scale}``), in either
+route (4 bits more or fewer changed no box count at q/N = 256/60000)."""
 
 
 def surface_gradient_ball(a: tuple[float, float], b: tuple[float, float], w: Fraction,
