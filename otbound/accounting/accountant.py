@@ -263,8 +263,9 @@ def finish_guarantee(accountant: Accountant, composed, total: int, delta: float 
         else:
             delta = min(pld.pld_delta(plds, epsilon), 1.0)   # δ ≤ 1 always holds
         details = {"discretisation": discretisation}
-        if epsilon is not None and delta <= pld.floor(plds):
-            details["at_floor"] = pld.floor(plds)
+        floor = pld.floor(plds)
+        if epsilon is not None and delta <= floor:
+            details["at_floor"] = floor
     else:
         curve = composed
         converted = (rdp.rdp_epsilon(curve, delta, conversion) if delta is not None
