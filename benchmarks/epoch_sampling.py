@@ -11,7 +11,7 @@ insertion/removal or zeroing-out of one record), at the same expected batch size
 * Poisson — each record in each step with probability 1/T (otbound's tight PLD accountant): an
   upper bound;
 * balls-in-bins — each record in one uniformly random step (:mod:`otbound.numerics.
-  balls_in_bins`): an upper bound, deterministic;
+  allocation`): an upper bound, deterministic;
 * shuffling — a random permutation cut into T batches (:mod:`otbound.numerics.shuffling`): a
   *lower* bound (Chua et al. 2024's construction); its upper bound (the mechanism once per
   epoch, no amplification) is not in the table.
@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 
 import otbound
-from otbound.numerics.balls_in_bins import BallsInBins
-from otbound.numerics.shuffling import ShuffledBatches, shuffled_lower_bound
+from otbound.numerics.epoch_settings import BallsInBins, ShuffledBatches
+from otbound.numerics.shuffling import shuffled_lower_bound
 
 DELTA = 1e-5
 SIGMAS = (0.5, 1.0, 2.0)

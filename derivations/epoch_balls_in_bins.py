@@ -42,8 +42,10 @@ DERIVATION = EpochDerivation(
     relation=BatchRelation.INSERTION_REMOVAL,
     coupling=InsertIntoSteps(),
     published=published,
-    remarks=("Numbers: otbound.BallsInBins (account/calibrate --scheme balls-in-bins), "
-             "deterministic upper and lower bounds on δ(ε) of the published pair.",
+    variants=({"T": 1}, {"T": 2}, {"T": 3}, {"T": 5}, {"T": 8}),
+    remarks=("Numbers: otbound.BallsInBins (account/calibrate --scheme balls-in-bins), the "
+             "worst case solved for the mechanism's worst pair at distance 1, bounded above and "
+             "below deterministically (otbound.numerics.allocation).",
              "The paper states the pair for its adaptive batch linear queries mechanism "
              "(ABLQ_B), so adaptive steps are covered; read from its abstract and summary, "
              "the theorem's number was not checked against the full text.",),

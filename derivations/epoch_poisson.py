@@ -55,6 +55,7 @@ DERIVATION = EpochDerivation(
     relation=BatchRelation.INSERTION_REMOVAL,
     coupling=InsertIntoSteps(),
     published=published,
+    variants=({"T": 1}, {"T": 2}, {"T": 3}, {"T": 8}),
     others=range(0, 3),
     values=({r: sp.Rational(1, 3)}, {r: sp.Rational(1, 2)}),
     remarks=("Numbers: the per-step Poisson bound composed over T steps (otbound account "

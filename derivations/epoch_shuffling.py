@@ -22,7 +22,9 @@ DERIVATION = EpochDerivation(
     relation=BatchRelation.SUBSTITUTION,
     coupling=SwapIntoSteps(),
     published=None,
+    variants=({"T": 1}, {"T": 2}, {"T": 3}, {"T": 4}, {"T": 8}),
     others=range(0, 9),
+    max_outcomes=50_000,
     remarks=("No published upper bound: the mixture is evaluated by joint convexity over the "
              "pairs (ŷ_At, ŷ_Et), each one substitution in one step (the base mechanism once "
              "per epoch); the lower bound is otbound.shuffled_lower_bound.",),

@@ -23,7 +23,7 @@ from otbound.accounting.accountant import compose
 from otbound.accounting.conversion import (balle_delta, balle_epsilon, lower_values,
                                            mironov_delta, mironov_epsilon, optimal_deltas,
                                            optimal_epsilons)
-from otbound.accounting.steps import prop_e5_step, subsampled_step
+from otbound.accounting.steps import alternative_steps, subsampled_step
 from otbound.accounting.truncated import TruncatedPoissonSetting, naive_epsilon
 from otbound.choices import Accountant, Conversion, Method, Neighbouring
 from otbound.errors import InvalidSpecification, UnsupportedOperation
@@ -309,7 +309,7 @@ def test_substitution_without_an_exact_solver_has_relaxed_and_prop_e5_pairs():
     δ(ε) = 0.2 δ_{N(1)‖N(0)}(ε)."""
     setting = Subsampling("wor", batch_size=2, dataset_size=10)
     assert subsampled_step(setting, gaussian(1.0), 1).setting["pairs"].startswith("relaxed")
-    step = prop_e5_step(setting, gaussian(1.0), 1)
+    (step,) = alternative_steps(setting, gaussian(1.0), 1).values()
     assert "Prop. E.5" in step.setting["pairs"]
     delta = compose([step], Accountant.PLD, epsilon=0.5).delta
     single = hockey_stick(MixturePair(GAUSSIAN, 1.0, [1.0], [0.0], [0.0], [0.0]), 0.5)

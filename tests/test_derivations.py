@@ -14,7 +14,8 @@ NAMES = ["001-prop-E.4", "001-thm-3.6", "001-thm-F.2", "001-thm-F.3", "001-prop-
          "wr-insertion-removal", "wr-group-substitution", "002-thm-3.1", "002-thm-3.3",
          "002-thm-3.4"]
 SYMBOLIC = ["001-prop-E.4", "001-thm-3.6", "001-thm-4.1"]
-EPOCH_LEVEL = ["epoch-balls-in-bins", "epoch-poisson", "epoch-shuffling"]
+EPOCH_LEVEL = ["epoch-balls-in-bins", "epoch-poisson", "epoch-random-allocation",
+               "epoch-shuffling"]
 """Checked in tests/test_epoch_derivations.py."""
 
 

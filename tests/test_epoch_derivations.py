@@ -17,28 +17,57 @@ from otbound.engine.epoch_schemes import PoissonEpoch, held
 from otbound.verify import epoch_montecarlo
 from otbound.verify.verification import verify_derivation
 
-NAMES = ["epoch-balls-in-bins", "epoch-poisson", "epoch-shuffling"]
+NAMES = ["epoch-balls-in-bins", "epoch-poisson", "epoch-random-allocation", "epoch-shuffling"]
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_epoch_derivation_passes_its_exact_checks(name):
+def test_every_epoch_derivation_passes_its_exact_checks_up_to_eight_steps(name):
+    """Valid, d_Y-compatible (within its worst case's pattern), its worst case named with its
+    proof, the published statement matched where there is one; exact checks up to T = 8."""
     report = run(load_derivation(name))
-    assert report.passed and [steps for steps, _ in report.variants] == [1, 2, 3]
-    for _, cases in report.variants:
-        for case in cases:
-            assert case.instances >= 3 and case.valid and case.weights_match and case.compatible
-            assert case.matches_published is (None if name == "epoch-shuffling" else True)
+    assert report.passed and max(v.values["T"] for v in report.variants) >= 8
+    for variant in report.variants:
+        for case in variant.cases:
+            assert case.instances >= 1 and case.valid and case.weights_match
+            assert case.within_pattern and case.pattern.proof
+            if name == "epoch-shuffling":
+                assert case.matches_published is None and not case.pattern.tight
+            elif name != "epoch-random-allocation" or variant.values["k"] == 1:
+                assert case.matches_published is True and case.pattern.tight
+
+
+def test_epoch_reports_have_the_keys_of_every_derivation_report():
+    """Tools that read derivation reports read epoch-level ones the same way."""
+    per_step = run(load_derivation("001-prop-E.4")).to_json()
+    epoch = run(load_derivation("epoch-balls-in-bins").at({"T": 2})).to_json()
+    assert set(per_step) <= set(epoch)
+    assert set(per_step["variants"][0]) <= set(epoch["variants"][0])
+    assert set(per_step["variants"][0]["cases"][0]) <= set(epoch["variants"][0]["cases"][0])
+    case = epoch["variants"][0]["cases"][0]
+    assert case["worst_case"]["pattern"] == "pinned product" and case["d_compatible"] is True
 
 
 def test_the_balls_in_bins_statement_is_the_published_pair():
     """T = 3, removal: weights 1/3, the record's step differs by one record, two components in
     their two steps."""
-    (_, (removal, insertion)), = run(load_derivation("epoch-balls-in-bins").at({"T": 3})).variants
+    (variant,) = run(load_derivation("epoch-balls-in-bins").at({"T": 3})).variants
+    removal, insertion = variant.cases
     assert {c.label: c.weight for c in removal.derived.left} == {
         "A1": sp.Rational(1, 3), "A2": sp.Rational(1, 3), "A3": sp.Rational(1, 3)}
     assert removal.derived.distances[frozenset({"A2", "E0"})] == (0, 1, 0)
     assert removal.derived.distances[frozenset({"A1", "A3"})] == (1, 0, 1)
     assert insertion.derived.distances[frozenset({"A0", "E3"})] == (0, 0, 1)
+
+
+def test_random_allocation_derives_k_of_t_with_its_pattern():
+    """k = 2 of T = 4: weights 1/6, a placement differs from the base in its two steps and from
+    another in their symmetric difference; the worst case is the pinned product."""
+    (variant,) = run(load_derivation("epoch-random-allocation").at({"T": 4, "k": 2})).variants
+    removal = variant.cases[0]
+    assert set(c.weight for c in removal.derived.left) == {sp.Rational(1, 6)}
+    assert removal.derived.distances[frozenset({"A12", "E0"})] == (1, 1, 0, 0)
+    assert removal.derived.distances[frozenset({"A12", "A23"})] == (1, 0, 1, 0)
+    assert removal.pattern.name == "pinned product" and removal.within_pattern
 
 
 def test_the_schemes_pmfs_are_exact():
@@ -52,8 +81,8 @@ def test_the_schemes_pmfs_are_exact():
     assert poisson[(frozenset({"a"}), frozenset({"a"}))] == Fraction(1, 9)
     with pytest.raises(InvalidSpecification, match="N = T·b"):
         ShuffledEpoch(2).pmf(("a", "o1", "o2"))
-    with pytest.raises(InvalidSpecification, match=r"in \[1, 4\]"):
-        BallsInBinsEpoch(5)
+    with pytest.raises(InvalidSpecification, match="balls-in-bins puts each record in one step"):
+        BallsInBinsEpoch(5, 2)
 
 
 class _WrongStep(InsertIntoSteps):
@@ -80,7 +109,7 @@ class _NoSwap(SwapIntoSteps):
 ])
 def test_a_coupling_with_wrong_marginals_is_caught(name, mutate):
     report = run(mutate(load_derivation(name)))
-    assert not report.passed and report.validity == "FAILED"
+    assert not report.passed and report.validity == "invalid"
 
 
 def test_a_published_statement_with_another_weight_or_distance_is_caught():
@@ -101,7 +130,21 @@ def test_a_published_statement_with_another_weight_or_distance_is_caught():
     for published in (heavier, farther):
         report = run(replace(derivation, published=published))
         assert not report.passed and not report.matches_published
-        assert report.validity == "exact"
+        assert report.validity == "instances"
+
+
+def test_distances_beyond_the_pattern_are_caught():
+    """A mutant coupling that puts the record into one step more than its event: the pinned
+    product's distances are exceeded, so the report is not d_Y-compatible."""
+    class _Spilling(InsertIntoSteps):
+        def draws(self, scheme, case, others):
+            for mass, outcomes in super().draws(scheme, case, others):
+                yield mass, {name: (o[:-1] + (o[-1] | {RECORD},) if name[1:] != "0" else o)
+                             for name, o in outcomes.items()}
+
+    report = run(replace(load_derivation("epoch-balls-in-bins").at({"T": 3}),
+                         coupling=_Spilling()))
+    assert not report.passed and not report.d_compatible
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -110,7 +153,7 @@ def test_the_simulated_epochs_agree_with_the_reported_bounds(name):
     4 standard errors of the bounds (above the lower end where there is one)."""
     report = verify_derivation(load_derivation(name), mc_draws=60_000, seed=3)
     assert report.passed, report.to_text()
-    assert len(report.checks) == 2 * sum(len(cases) for _, cases in report.report.variants)
+    assert len(report.checks) == 2 * sum(len(v.cases) for v in report.report.variants)
     assert all(c.standard_error > 0 or c.estimate == 0 for c in report.checks)
     json.dumps(report.to_json())
 
@@ -118,13 +161,13 @@ def test_the_simulated_epochs_agree_with_the_reported_bounds(name):
 def test_a_bound_below_the_simulated_truth_is_caught(monkeypatch):
     """The simulation can fail: with the balls-in-bins bracket scaled down by 5 %, the
     estimates lie above it by more than 4 standard errors."""
-    original = epoch_montecarlo._balls_in_bins_bounds
+    original = epoch_montecarlo._allocation_bounds
 
-    def lowered(steps, case, epsilon):
-        upper, lower, reference = original(steps, case, epsilon)
+    def lowered(*args):
+        upper, lower, reference = original(*args)
         return 0.95 * upper, 0.95 * lower, reference
 
-    monkeypatch.setattr(epoch_montecarlo, "_balls_in_bins_bounds", lowered)
+    monkeypatch.setattr(epoch_montecarlo, "_allocation_bounds", lowered)
     report = verify_derivation(load_derivation("epoch-balls-in-bins"), mc_draws=200_000, seed=3)
     assert not report.passed and "DISAGREES" in report.to_text()
 
@@ -140,13 +183,15 @@ def test_the_command_line_derives_and_verifies_epochs(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["derive", "epoch-poisson", "--param", "T=5"], "T (steps per epoch) must be an integer in "
-                                                    "[1, 4], got '5'"),
-    (["derive", "epoch-poisson", "--param", "K=2"], "has one structural parameter, T"),
+    (["derive", "epoch-poisson", "--param", "T=9"], "T (steps per epoch) must be an integer in "
+                                                    "[1, 8], got '9'"),
+    (["derive", "epoch-poisson", "--param", "K=2"], "has the structural parameters T"),
     (["derive", "epoch-poisson", "--latex"], "--latex is not available for epoch-level"),
     (["derive", "epoch-poisson", "--coupling", "auto"], "--coupling auto does not apply"),
     (["account", "--derivation", "epoch-balls-in-bins", "--mechanism", "gaussian", "--sigma",
-      "1", "--steps", "2", "--delta", "1e-5"], "is epoch-level: its numbers come from --scheme"),
+      "1", "--steps", "2", "--delta", "1e-5"], "composes epochs: give --epochs, not --steps"),
+    (["account", "--derivation", "epoch-balls-in-bins", "--mechanism", "gaussian", "--sigma",
+      "1", "--epochs", "2", "--delta", "1e-5"], "needs a value for T"),
 ])
 def test_bad_epoch_requests_are_refused_clearly(capsys, argv, message):
     assert main(argv) == 2
@@ -160,7 +205,8 @@ def test_a_derivation_file_with_a_broken_statement_is_reported_not_raised(tmp_pa
                     "                     InsertIntoSteps)\n"
                     "DERIVATION = EpochDerivation(name='broken', source='-', title='-',\n"
                     "    scheme=BallsInBinsEpoch, relation=BatchRelation.INSERTION_REMOVAL,\n"
-                    "    coupling=InsertIntoSteps(), published=lambda T: {}, steps=(2,))\n")
+                    "    coupling=InsertIntoSteps(), published=lambda T: {},\n"
+                    "    variants=({'T': 2},))\n")
     assert main(["derive", str(path)]) == 2
     err = capsys.readouterr().err
     assert "its published statement at T = 2, case removal failed: KeyError" in err

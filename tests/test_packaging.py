@@ -39,8 +39,8 @@ def wheel_names(tmp_path_factory) -> set[str]:
         return set(archive.namelist())
 
 
-def test_the_source_tree_holds_the_seventeen_derivation_files():
-    assert len(DERIVATION_FILES) == 17
+def test_the_source_tree_holds_the_eighteen_derivation_files():
+    assert len(DERIVATION_FILES) == 18
 
 
 def test_the_wheel_ships_the_bundled_derivations(wheel_names):
@@ -65,7 +65,7 @@ def test_the_catalogue_does_not_depend_on_the_working_directory(tmp_path, monkey
     (tmp_path / "derivations").mkdir()  # a stray folder of that name must not be picked up
     directory = catalog.catalogue_directory()
     assert directory.resolve() == (ROOT / "derivations").resolve()
-    assert len(catalog.bundled_derivations()) == 17
+    assert len(catalog.bundled_derivations()) == 18
 
 
 def test_the_environment_variable_overrides_the_catalogue(tmp_path, monkeypatch):

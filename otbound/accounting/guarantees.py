@@ -1,13 +1,13 @@
 """Any setting to a guarantee in one call — the API behind ``otbound account`` and ``otbound
 calibrate``.
 
-A *setting* is a built-in :class:`~otbound.numerics.settings.Subsampling`, a derivation's
-:class:`~otbound.numerics.derived.DerivedSetting` or a
-:class:`~otbound.accounting.truncated.TruncatedPoissonSetting`; every method applies to every
-setting. An epoch-level :class:`~otbound.numerics.balls_in_bins.BallsInBins` setting composes
-epochs (``steps`` counts epochs) with its dominating pair (:mod:`.epochs`); a
-:class:`~otbound.numerics.shuffling.ShuffledBatches` one with the mechanism once per epoch (its
-derived upper bound: no amplification).
+A *setting* is asked, never tested for its class: a per-step one (a built-in
+:class:`~otbound.numerics.settings.Subsampling`, a derivation's
+:class:`~otbound.numerics.derived.DerivedSetting`, or a factory of one such as
+:class:`~otbound.accounting.truncated.TruncatedPoissonSetting`) composes steps, each method
+applying to it; an epoch-level one (:class:`~otbound.numerics.epoch_settings.EpochSetting`:
+random allocation, balls-in-bins, shuffled batches, or an epoch derivation) composes epochs
+(``steps`` counts epochs) with its derived worst case.
 """
 
 from __future__ import annotations
@@ -18,22 +18,16 @@ from typing import Callable
 from otbound.accounting import calibrate as search
 from otbound.accounting import pld
 from otbound.accounting.accountant import Guarantee, best_guarantee, check_target, compose
-from otbound.accounting.epochs import account_epochs, check_epoch_mechanism
 from otbound.accounting.posthoc import posthoc_guarantee
 from otbound.accounting.profiles import profile_guarantee
-from otbound.accounting.steps import prop_e5_step, subsampled_step
-from otbound.accounting.truncated import TruncatedPoissonSetting
-from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc,
-                             SchemeKind)
+from otbound.accounting.steps import alternative_steps, subsampled_step
+from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc
 from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation, as_choice
-from otbound.numerics.balls_in_bins import BallsInBins
 from otbound.numerics.derived import as_setting
 from otbound.numerics.epoch_settings import check_epochs
 from otbound.numerics.families import FAMILIES
 from otbound.numerics.limits import show
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism
-from otbound.numerics.settings import Subsampling
-from otbound.numerics.shuffling import SHUFFLED_UPPER_SOURCE, ShuffledBatches
 
 NOISE = {family.parameter: family.name for family in FAMILIES.values()}
 """The noise parameters a calibration can solve for, and the mechanism each belongs to."""
@@ -58,23 +52,11 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
     conversion = as_choice(Conversion, conversion, "conversion")
     check_target(delta, epsilon)
     pld.check_discretisation(discretisation)
-    if isinstance(setting, ShuffledBatches):
-        check_epoch_mechanism(mechanism, "shuffling")
-        check_epochs(steps)
-        if method is not Method.TIGHT:
-            raise UnsupportedOperation("shuffled batches have one upper bound: the mechanism "
-                                       "once per epoch (method='tight')")
-        once = account(Subsampling("poisson", rate=1.0), mechanism, steps,
-                       accountant=accountant, delta=delta, epsilon=epsilon,
-                       conversion=conversion, discretisation=discretisation)
-        return replace(once, details=once.details | {
-            "bound": SHUFFLED_UPPER_SOURCE, "steps_per_epoch": setting.steps_per_epoch})
-    if isinstance(setting, BallsInBins):
-        return account_epochs(setting, mechanism, steps, method=method, accountant=accountant,
-                              delta=delta, epsilon=epsilon, discretisation=discretisation)
     options = {"delta": delta, "epsilon": epsilon, "conversion": conversion,
                "discretisation": discretisation}
     setting = as_setting(setting)
+    if setting.epoch_level:
+        return _epochs(setting, mechanism, steps, method, accountant, options)
     step = subsampled_step(setting, mechanism, steps)   # checks the inputs, even if unused
     if method is Method.AGNOSTIC:
         return _named(profile_guarantee(setting, mechanism, Method.AGNOSTIC, steps, accountant,
@@ -88,11 +70,30 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
                     "agnostic": lambda: _named(profile_guarantee(
                         setting, mechanism, Method.AGNOSTIC, steps, accountant, **options),
                         "agnostic")}
-    if isinstance(setting, Subsampling) and setting.scheme is SchemeKind.WOR:
-        pairs = prop_e5_step(setting, mechanism, steps)
-        alternatives[E5_PAIRS] = lambda: _named(compose([pairs], accountant, **options),
-                                                E5_PAIRS)
+    for name, alternative in alternative_steps(setting, mechanism, steps).items():
+        alternatives[name] = (lambda name=name, alternative=alternative: _named(
+            compose([alternative], accountant, **options), name))
     return best_guarantee(alternatives, delta, what="method")
+
+
+def _epochs(setting, mechanism: Mechanism, epochs: int, method: Method, accountant: Accountant,
+            options: dict) -> Guarantee:
+    """``epochs`` epochs of an epoch-level setting: its worst case's pairs composed (upper),
+    and where the pairs have one, a pair they dominate composed the same way (the lower end,
+    ``epsilon_lower`` or ``delta_lower`` in the details)."""
+    check_epochs(epochs)
+    if method is not Method.TIGHT:
+        raise UnsupportedOperation(f"{setting.summary()} is bounded by its derived worst case "
+                                   "(method='tight')")
+    step = subsampled_step(setting, mechanism, epochs)
+    found = compose([step], accountant, **options)
+    details = {"method": "tight" if step.tight else "sound (not tight)",
+               "bound": step.setting["pairs"], "steps_per_epoch": setting.steps_per_epoch,
+               "epochs": epochs}
+    lower = pld.lower_end([step], options["delta"], options["epsilon"],
+                          options["discretisation"])
+    kept = {k: v for k, v in found.details.items() if k != "profile"}
+    return replace(found, steps=epochs, details=details | lower | kept)
 
 
 def calibrate(setting, mechanism: Mechanism, steps: int | None = None, *, solve_for: str,
@@ -150,14 +151,14 @@ def _varying(setting, mechanism: Mechanism, steps: int | None, solve_for: str
     if solve_for == "steps":
         return lambda value: (setting, mechanism, int(value))
     if solve_for == "rate":
-        if not (isinstance(setting, TruncatedPoissonSetting) or (
-                isinstance(setting, Subsampling) and setting.rate is not None
-                and setting.batch_size is None)):
+        rated = getattr(setting, "with_rate", None)
+        if rated is None:
             raise InvalidSpecification("solve_for='rate' needs Poisson sampling given by its "
                                        "rate (Subsampling('poisson', rate=…) or "
                                        "TruncatedPoissonSetting)", parameter="solve_for")
+        rated(setting.rate)   # refuses a setting whose rate cannot vary
         _need_steps(steps)
-        return lambda value: (replace(setting, rate=value), mechanism, steps)
+        return lambda value: (rated(value), mechanism, steps)
     raise InvalidSpecification(f"solve_for must be one of {', '.join(search.SOLVABLE)}, got "
                                f"{solve_for!r}", parameter="solve_for")
 
@@ -170,8 +171,6 @@ def _need_steps(steps: int | None) -> None:
 
 RELAXED = "tight (relaxed pairs)"
 """``tight``'s fallback where no exact solver applies: the relaxed or product-coupling pairs."""
-E5_PAIRS = "tight (001 Prop. E.5 pairs)"
-"""The name of ``tight``'s fallback without replacement, in ``details["method"]``."""
 
 
 def _named(guarantee: Guarantee, method: str) -> Guarantee:

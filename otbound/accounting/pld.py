@@ -24,6 +24,7 @@ import numpy as np
 from otbound.accounting.steps import Step, StepCase, check_composable
 from otbound.choices import DEFAULT_DISCRETISATION
 from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.numerics.allocation import EpochPair
 from otbound.numerics.limits import DISCRETISATION_RANGE, MAX_PLD_POINTS, show
 from otbound.numerics.one_step import branches_delta
 from otbound.numerics.noise import NoiseFamily
@@ -54,6 +55,8 @@ def _reach(family: NoiseFamily, log_weight: float) -> float:
 
 def pair_loss_range(pair: MixturePair | FinitePair) -> tuple[float, float]:
     """The privacy losses ``log P/Q`` taken on the bulk of ``P`` (monotone in ``z``)."""
+    if isinstance(pair, EpochPair):
+        return pair.loss_range()
     if isinstance(pair, FinitePair):
         loss = pair.log_ratio
         finite = loss[np.isfinite(loss) & (pair.p > 0)]
@@ -67,7 +70,13 @@ def pair_loss_range(pair: MixturePair | FinitePair) -> tuple[float, float]:
 
 def case_pld(case: StepCase,
              discretisation: float = DEFAULT_DISCRETISATION) -> PrivacyLossDistribution:
-    """The pessimistic connect-the-dots PLD of one case."""
+    """The pessimistic connect-the-dots PLD of one case (an epoch's pair: its own pessimistic
+    PLD, whose losses are exact)."""
+    epoch = _epoch_pair(case)
+    if epoch is not None:
+        from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
+
+        return PrivacyLossDistribution(epoch.upper_pmf(discretisation))
     ranges = [pair_loss_range(pair) for _, pairs in case for pair in pairs]
     return profile_pld(lambda epsilons: branches_delta(case, epsilons, TOLERANCE).upper,
                        min(r[0] for r in ranges), max(r[1] for r in ranges), discretisation)
@@ -86,7 +95,47 @@ def profile_evaluations(steps: list[Step], case: int, discretisation: float) -> 
 
 
 def _components(pair: MixturePair | FinitePair) -> int:
+    if isinstance(pair, EpochPair):
+        return 1
     return pair.p.size if isinstance(pair, FinitePair) else pair.p_means.size + pair.q_means.size
+
+
+def _epoch_pair(case: StepCase) -> EpochPair | None:
+    """The epoch's pair when it is the case's only branch."""
+    if len(case) == 1 and len(case[0][1]) == 1 and isinstance(case[0][1][0], EpochPair):
+        return case[0][1][0]
+    if any(isinstance(pair, EpochPair) for _, pairs in case for pair in pairs):
+        raise UnsupportedOperation("an epoch's pair is composed on its own, not mixed with "
+                                   "other branches")
+    return None
+
+
+def lower_end(steps: list[Step], delta: float | None, epsilon: float | None,
+              discretisation: float = DEFAULT_DISCRETISATION) -> dict:
+    """The lower end of a guarantee whose steps' pairs each dominate a known pair (epochs):
+    ``{"epsilon_lower": …}`` at ``delta`` or ``{"delta_lower": …}`` at ``epsilon``, the largest
+    over the cases of those pairs composed (optimistic PLDs: every true ε, δ is at least it);
+    empty where a case has no such pair."""
+    cases = len(steps[0].cases)
+    composed = []
+    for case in range(cases):
+        found = None
+        for step in steps:
+            pair = _epoch_pair(step.cases[case])
+            if pair is None:
+                return {}
+            pmf = pair.lower_pmf(discretisation)
+            pmf = pmf.self_compose(step.count, TRUNCATION) if step.count > 1 else pmf
+            found = pmf if found is None else found.compose(pmf, TRUNCATION)
+        composed.append(found)
+    # dp_accounting adds the truncated mass (≤ TRUNCATION per composition) to infinity even
+    # when it rounds down, and its FFT leaves noise: both are taken off the lower end
+    slack = 2 * TRUNCATION * len(steps) + max(composition_noise_of(pmf) for pmf in composed)
+    if delta is not None:
+        return {"epsilon_lower": max(0.0, max(float(pmf.get_epsilon_for_delta(delta + slack))
+                                              for pmf in composed))}
+    return {"delta_lower": max(0.0, max(float(pmf.get_delta_for_epsilon(epsilon))
+                                        for pmf in composed) - slack)}
 
 
 def step_pld(step: Step,
@@ -107,7 +156,10 @@ def step_pld(step: Step,
     from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
     directions = adjacency_cases(step)
-    if directions is None:
+    if all(_epoch_pair(case) is not None for case in step.cases) and len(step.cases) == 2:
+        remove, add = (_epoch_pair(case).upper_pmf(discretisation) for case in step.cases)
+        pld = PrivacyLossDistribution(remove, add)
+    elif directions is None:
         pld = PrivacyLossDistribution(_cases_pmf(step.cases, discretisation))
     else:
         remove, add = (_cases_pmf((step.cases[i],), discretisation) for i in directions)
@@ -239,6 +291,12 @@ def compose_plds(steps: list[Step], discretisation: float = DEFAULT_DISCRETISATI
                 for pld in plds]
         composed = plds if composed is None else [a.compose(b) for a, b in zip(composed, plds)]
     return composed
+
+
+def composition_noise_of(pmf) -> float:
+    """:func:`composition_noise` of one pmf."""
+    probabilities = pmf.to_dense_pmf()._probs
+    return NOISE_FACTOR * max(0.0, -float(probabilities.min()) * math.sqrt(probabilities.size))
 
 
 def composition_noise(pld: PrivacyLossDistribution) -> float:

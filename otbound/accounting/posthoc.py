@@ -30,7 +30,7 @@ from otbound.errors import UnsupportedOperation
 from otbound.numerics.limits import show
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.one_step import branches_delta
-from otbound.numerics.settings import Subsampling, unit_setting
+from otbound.numerics.settings import Subsampling, unit_of
 
 PAIR_EPSILONS = np.geomspace(1e-4, 0.2, 40)
 """The per-step K = 1 ε' of the ``step-pair`` variant (those of 003's benchmark)."""
@@ -90,7 +90,7 @@ def _composed(setting: Subsampling, mechanism: Mechanism, count: int, accountant
               conversion: Conversion, discretisation: float, *, delta: float | None,
               epsilon: float | None) -> Guarantee:
     """Group privacy applied once to the composed K = 1 guarantee (each accountant)."""
-    single, group = unit_setting(setting)
+    single, group = unit_of(setting)
     one = [subsampled_step(single, mechanism, count)]
 
     def with_accountant(each: Accountant) -> Guarantee:
@@ -133,7 +133,7 @@ def _step_pair(setting: Subsampling, mechanism: Mechanism, count: int, accountan
 def step_pairs(setting: Subsampling, mechanism: Mechanism) -> list[tuple[float, float]]:
     """``(Kε', Σ_{k<K} e^{kε'} δ_1(ε'))`` for each ε' of :data:`PAIR_EPSILONS` with δ < 1,
     ``δ_1`` the profile of the K = 1 step's dominating pairs."""
-    unit, group = unit_setting(setting)
+    unit, group = unit_of(setting)
     single = subsampled_step(unit, mechanism, 1)
     deltas = np.max([branches_delta(case, PAIR_EPSILONS).upper for case in single.cases], axis=0)
     pairs = []

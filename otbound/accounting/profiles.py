@@ -26,7 +26,7 @@ from otbound.numerics.hockey_stick import tolerating
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.one_step import adp
 from otbound.numerics.one_step import rdp as rdp_bounds
-from otbound.numerics.settings import Subsampling, unit_setting
+from otbound.numerics.settings import Subsampling, unit_of
 
 
 def profile_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method, count: int,
@@ -84,7 +84,7 @@ def method_pld(setting: Subsampling, mechanism: Mechanism, method: Method,
     largest loss of the K = 1 step's dominating pairs (losses beyond are moved pessimistically,
     so the range only decides how tight the PLD is). The names of the bounds that won, where
     several were compared, are added to ``used``."""
-    mirror = swapped(setting)
+    mirror = setting.swapped()
 
     def profile(epsilons: np.ndarray) -> np.ndarray:
         magnitude = np.abs(epsilons)
@@ -95,7 +95,7 @@ def method_pld(setting: Subsampling, mechanism: Mechanism, method: Method,
         negative = -np.expm1(epsilons) + np.exp(epsilons) * below
         return np.where(epsilons >= 0, above, negative) * (1 + pld.ROUNDING_RELATIVE)
 
-    single, group = unit_setting(setting)
+    single, group = unit_of(setting)
     high = group * max(pld.pair_loss_range(pair)[1]
                        for case in subsampled_step(single, mechanism, 1).cases
                        for _, pairs in case for pair in pairs)
@@ -108,14 +108,3 @@ def _values(bounds, used: list[str] | None) -> np.ndarray:
         used.extend(name for name in dict.fromkeys(b.source for b in bounds)
                     if name and name not in used)
     return np.array([b.value for b in bounds])
-
-
-def swapped(setting):
-    """The relation with the two datasets of every pair exchanged (itself where that changes
-    nothing: a group, or a substitution)."""
-    if not isinstance(setting, Subsampling):
-        return setting.swapped()
-    if setting.group is not None or setting.insertions is None:
-        return setting
-    return Subsampling(setting.scheme, rate=setting.rate, insertions=setting.removals,
-                       removals=setting.insertions)

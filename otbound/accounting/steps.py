@@ -11,12 +11,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from otbound.choices import Quantity, SchemeKind
+from otbound.choices import Quantity
 from otbound.errors import InvalidSpecification
 from otbound.numerics.limits import MAX_STEPS, show
 from otbound.numerics.mechanisms import Mechanism, describe
 from otbound.numerics.one_step import Branch, solved, tight_branches
-from otbound.numerics.settings import Subsampling
 from otbound.numerics.solvers import Basis
 from otbound.numerics.three_point import enclosed
 
@@ -56,11 +55,14 @@ class Step:
 def subsampled_step(setting, mechanism: Mechanism, count: int) -> Step:
     """``count`` steps of a setting (built-in or a derivation's) with the dominating pairs of its
     bound: the mechanism's exact solver where it applies, else a sound relaxation or the
-    product coupling (:func:`otbound.numerics.one_step.solved`), said in ``"pairs"``."""
+    product coupling (:func:`otbound.numerics.one_step.solved`), said in ``"pairs"``. An
+    epoch-level setting counts epochs: its epoch's pairs (:func:`epoch_step`)."""
+    if setting.epoch_level:
+        return epoch_step(setting, mechanism, count)
     branches, how = solved(setting, mechanism)
     described = setting.describe() | describe(mechanism) | {"pairs": how.text}
     cases = tuple(tuple(case) for case in branches)
-    return Step(cases, count, _relation(setting), described, how.basis is Basis.TIGHT,
+    return Step(cases, count, setting.relation_key(), described, how.basis is Basis.TIGHT,
                 _renyi_cases(setting, mechanism) if how.basis is Basis.RELAXED else None)
 
 
@@ -71,27 +73,24 @@ def _renyi_cases(setting, mechanism: Mechanism) -> tuple[StepCase, ...] | None:
     return tuple(tuple(case) for case in branches) if enclosed(branches) else None
 
 
-def prop_e5_step(setting: Subsampling, mechanism: Mechanism, count: int) -> Step:
-    """K-fold substitution without replacement by 001 Prop. E.5's dominating pairs — the
-    labelled mixture over the number of substituted elements sampled, each at its worst
-    distance: sound for any mechanism, not tight."""
-    (terms,) = setting.agnostic_cases()
-    described = setting.describe() | describe(mechanism) | {"pairs": E5_DESCRIPTION}
-    return Step((tuple(tight_branches(terms, mechanism)),), count, _relation(setting),
-                described)
+def epoch_step(setting, mechanism: Mechanism, epochs: int) -> Step:
+    """``epochs`` epochs of an epoch-level setting: the worst case of each of its cases for the
+    mechanism (:mod:`otbound.numerics.epoch_solver`), its step repeated as often per epoch as
+    the worst case says (once for an epoch's pair, ``T`` times for independent steps)."""
+    cases, repeats, how, tight = setting.solved(mechanism)
+    described = setting.describe() | describe(mechanism) | {"pairs": how}
+    return Step(tuple(tuple(case) for case in cases), epochs * repeats, setting.relation_key(),
+                described, tight)
 
 
-E5_DESCRIPTION = "001 Prop. E.5 (sound, not tight)"
-
-
-def _relation(setting) -> tuple:
-    """What a step's cases refer to: steps compose only under one relation."""
-    if not isinstance(setting, Subsampling):
-        return ("derivation", setting.derived.name, setting.derived.label,
-                tuple(sorted((k, str(v)) for k, v in setting.values.items())))
-    if setting.scheme is SchemeKind.WOR:
-        return ("substitution", setting.substitutions)
-    return ("insert-remove", tuple(setting.shapes()))
+def alternative_steps(setting, mechanism: Mechanism, count: int) -> dict[str, Step]:
+    """The setting's other sound bounds of ``tight`` (e.g. 001 Prop. E.5's dominating pairs
+    without replacement: the labelled mixture over the number of substituted elements
+    sampled, each at its worst distance; sound for any mechanism, not tight), by name."""
+    return {name: Step(tuple(tuple(tight_branches(terms, mechanism)) for terms in cases), count,
+                       setting.relation_key(),
+                       setting.describe() | describe(mechanism) | {"pairs": name})
+            for name, cases in setting.alternative_cases().items()}
 
 
 def check_composable(steps: list[Step]) -> None:

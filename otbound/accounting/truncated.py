@@ -12,7 +12,7 @@ the batch), and whose rates are ``p`` and ``q̃ = P[Binom(n, p) ≥ B + 1] / w �
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -48,6 +48,10 @@ class TruncatedPoissonSetting:
         object.__setattr__(self, "max_batch", int(self.max_batch))
         object.__setattr__(self, "dataset_size", int(self.dataset_size))
         object.__setattr__(self, "neighbouring", Neighbouring(self.neighbouring))
+
+    def with_rate(self, rate: float) -> "TruncatedPoissonSetting":
+        """The same setting at another rate (what ``calibrate --solve-for rate`` varies)."""
+        return replace(self, rate=rate)
 
     def overflow_probability(self) -> float:
         """``P[Binom(n, p) > B]``: the chance that one step truncates (for the naive bound)."""

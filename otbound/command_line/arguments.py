@@ -160,9 +160,10 @@ def _param(text: str) -> tuple[str, str]:
 
 def _add_setting(command: argparse.ArgumentParser, account: bool = False) -> None:
     command.add_argument("--scheme", choices=("poisson", "wor", "truncated-poisson",
-                                              "balls-in-bins", "shuffle"),
+                                              "random-allocation", "balls-in-bins", "shuffle"),
                          help="a built-in setting (a shorthand for a bundled derivation); "
-                              "balls-in-bins and shuffle are epoch-level (account, --epochs; "
+                              "random-allocation, balls-in-bins and shuffle are epoch-level "
+                              "(one epoch for rdp and adp, --epochs for account and calibrate; "
                               "shuffle: the mechanism once per epoch, no amplification, and "
                               "account adds Chua et al. 2024's lower bound)")
     command.add_argument("--derivation", metavar="NAME_OR_FILE",
@@ -179,6 +180,10 @@ def _add_setting(command: argparse.ArgumentParser, account: bool = False) -> Non
                          "(rate B/N)")
     command.add_argument("--dataset-size", type=int, help="dataset size N")
     command.add_argument("--substitutions", type=int, help="substituted elements (--scheme wor)")
+    command.add_argument("--steps-per-epoch", type=int, help="steps T of an epoch (--scheme "
+                         "random-allocation)")
+    command.add_argument("--selected", type=int, help="steps k of the epoch each record is in "
+                         "(--scheme random-allocation; default 1, balls-in-bins)")
     command.add_argument("--mechanism", required=True,
                          choices=("gaussian", "laplace", "randomized-response"))
     command.add_argument("--sigma", type=float, help="standard deviation σ of the Gaussian "
@@ -218,7 +223,8 @@ def _add_account(commands) -> None:
 
 def _add_epochs(command: argparse.ArgumentParser) -> None:
     command.add_argument("--epochs", type=int, help="number of epochs E >= 1 (--scheme "
-                         "balls-in-bins or shuffle, instead of --steps)")
+                         "random-allocation, balls-in-bins or shuffle, or an epoch-level "
+                         "--derivation, instead of --steps)")
 
 
 def _add_accounting(command: argparse.ArgumentParser) -> None:

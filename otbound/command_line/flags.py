@@ -95,7 +95,7 @@ def param_values(pairs: list[tuple[str, str]]) -> dict[str, str]:
 
 
 _SETTING_FLAGS = ("rate", "group", "insertions", "removals", "batch_size", "dataset_size",
-                  "substitutions", "max_batch", "neighbouring")
+                  "substitutions", "max_batch", "neighbouring", "steps_per_epoch", "selected")
 
 
 def build_derived_setting(args: argparse.Namespace) -> DerivedSetting:
@@ -121,6 +121,10 @@ def build_subsampling(args: argparse.Namespace) -> Subsampling:
     if args.param:
         raise InvalidSpecification("--param applies with --derivation; a built-in setting "
                                    "takes its flags (--rate, --group …)")
+    for flag in ("steps_per_epoch", "selected"):
+        if getattr(args, flag, None) is not None:
+            raise InvalidSpecification(f"--{flag.replace('_', '-')} applies to --scheme "
+                                       "random-allocation")
     return Subsampling(args.scheme, rate=args.rate, batch_size=args.batch_size,
                        dataset_size=args.dataset_size, group=args.group,
                        insertions=args.insertions, removals=args.removals,
@@ -129,10 +133,8 @@ def build_subsampling(args: argparse.Namespace) -> Subsampling:
 
 def one_step_inputs(args: argparse.Namespace
                     ) -> tuple[Subsampling | DerivedSetting, Mechanism, list[Method]]:
-    """``rdp``'s and ``adp``'s setting, mechanism and methods from their flags."""
-    if args.scheme in EPOCH_SCHEMES:
-        raise InvalidSpecification(f"--scheme {args.scheme} is epoch-level: use account with "
-                                   "--epochs")
+    """``rdp``'s and ``adp``'s setting, mechanism and methods from their flags (an epoch-level
+    setting: one epoch)."""
     return build_setting(args), build_mechanism(args), args.method
 
 
@@ -151,42 +153,61 @@ def build_setting(args: argparse.Namespace):
     return build_subsampling(args)
 
 
-EPOCH_SCHEMES = ("balls-in-bins", "shuffle")
+EPOCH_SCHEMES = ("random-allocation", "balls-in-bins", "shuffle")
 """The schemes whose composition counts epochs."""
+_EPOCH_FLAGS = {"random-allocation": ("steps_per_epoch", "selected"),
+                "balls-in-bins": ("batch_size", "dataset_size"),
+                "shuffle": ("batch_size", "dataset_size")}
+"""The flags of each epoch-level scheme (``--selected`` is optional)."""
 
 
 def build_epoch_setting(args: argparse.Namespace):
-    """``--scheme balls-in-bins|shuffle --batch-size b --dataset-size N``."""
-    from otbound.numerics.balls_in_bins import BallsInBins
-    from otbound.numerics.shuffling import ShuffledBatches
+    """``--scheme random-allocation --steps-per-epoch T [--selected k]``, ``--scheme
+    balls-in-bins|shuffle --batch-size b --dataset-size N``."""
+    from otbound.numerics.epoch_settings import BallsInBins, RandomAllocation, ShuffledBatches
 
+    own = _EPOCH_FLAGS[args.scheme]
     for flag in _SETTING_FLAGS + ("param",):
-        if flag not in ("batch_size", "dataset_size") and getattr(args, flag, None):
+        if flag not in own and getattr(args, flag, None):
+            takes = " and ".join(f"--{name.replace('_', '-')}" for name in own)
             raise InvalidSpecification(f"--{flag.replace('_', '-')} does not apply to --scheme "
-                                       f"{args.scheme} (it takes --batch-size and "
-                                       "--dataset-size)")
-    for flag in ("batch_size", "dataset_size"):
-        if getattr(args, flag) is None:
+                                       f"{args.scheme} (it takes {takes})")
+    for flag in own:
+        if getattr(args, flag) is None and flag != "selected":
             raise InvalidSpecification(f"--scheme {args.scheme} needs "
                                        f"--{flag.replace('_', '-')}")
+    if args.scheme == "random-allocation":
+        return RandomAllocation(args.steps_per_epoch, args.selected or 1)
     kind = BallsInBins if args.scheme == "balls-in-bins" else ShuffledBatches
     return kind(args.batch_size, args.dataset_size)
+
+
+def epoch_level(args: argparse.Namespace) -> bool:
+    """Whether the setting the flags name composes epochs."""
+    if args.scheme in EPOCH_SCHEMES:
+        return True
+    if getattr(args, "derivation", None):
+        from otbound.engine.bundled import load_derivation
+
+        return getattr(load_derivation(args.derivation), "epoch_level", False)
+    return False
 
 
 def epochs_as_steps(args: argparse.Namespace) -> None:
     """An epoch-level scheme counts epochs (``--epochs``), the others steps (``--steps``); the
     API counts either as ``steps``."""
     epochs = getattr(args, "epochs", None)
-    if args.scheme in EPOCH_SCHEMES:
+    named = f"--scheme {args.scheme}" if args.scheme else f"--derivation {args.derivation}"
+    if epoch_level(args):
         if args.steps is not None:
-            raise UsageError(f"--scheme {args.scheme} composes epochs: give --epochs, not "
-                             "--steps")
+            raise UsageError(f"{named} composes epochs: give --epochs, not --steps")
         if epochs is None and getattr(args, "solve_for", None) != "steps":
-            raise UsageError(f"--scheme {args.scheme} needs --epochs")
+            raise UsageError(f"{named} needs --epochs")
         args.steps = epochs
     elif epochs is not None:
-        raise UsageError("--epochs applies to --scheme balls-in-bins or shuffle (the others "
-                         "take --steps)")
+        raise UsageError("--epochs applies to an epoch-level setting (--scheme "
+                         "random-allocation, balls-in-bins or shuffle, or an epoch-level "
+                         "--derivation); the others take --steps")
     elif args.steps is None and getattr(args, "solve_for", None) is None:
         raise UsageError("account needs --steps")
 

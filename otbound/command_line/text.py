@@ -104,7 +104,14 @@ def composed_text(guarantee) -> str:
     per_epoch = guarantee.details.get("steps_per_epoch")
     if per_epoch is None:
         return f"{guarantee.steps} steps"
-    return f"{guarantee.steps} epochs of {per_epoch} steps"
+    return f"{guarantee.steps} epoch{'s' if guarantee.steps != 1 else ''} of {per_epoch} steps"
+
+
+def lower_text_of(value: float) -> str:
+    """A lower end as printed: rounded down to the digits shown."""
+    from otbound.numerics.rounding import lower_text
+
+    return lower_text(value)
 
 
 def account_text(args: argparse.Namespace, guarantee, setting: dict, lower=None) -> str:
@@ -117,11 +124,25 @@ def account_text(args: argparse.Namespace, guarantee, setting: dict, lower=None)
     floor = guarantee.details.get("at_floor")
     if floor is not None:
         delta = "≤ " + delta
-    how = ", ".join(f"{k} {v}" for k, v in guarantee.details.items()
+    details = guarantee.details
+    epoch = "steps_per_epoch" in details
+    how = ", ".join(f"{k} {v}" for k, v in details.items()
                     if k not in ("compared", "at_floor", "method", "posthoc", "bound_used",
-                                 "steps_per_epoch"))
+                                 "steps_per_epoch", "epochs", "epsilon_lower", "delta_lower")
+                    and not (epoch and k == "bound"))
     lines = [f"({epsilon}, {delta})-DP after {composed_text(guarantee)} — "
-             f"{method_text(guarantee)}accountant {guarantee.accountant.value} ({how})"]
+             f"{method_text(guarantee)}accountant {guarantee.accountant.value}"
+             + (f" ({how})" if how else "")]
+    if epoch:
+        lines.append(f"  each epoch: {details['bound']}")
+    if "epsilon_lower" in details:
+        lines.append(f"  lower end: every valid ε at δ = {args.delta:g} is at least "
+                     f"{lower_text_of(details['epsilon_lower'])} (a pair the epoch's pair "
+                     "dominates, composed the same way: the truth lies between)")
+    if "delta_lower" in details:
+        lines.append(f"  lower end: every valid δ at ε = {args.epsilon:g} is at least "
+                     f"{lower_text_of(details['delta_lower'])} (a pair the epoch's pair "
+                     "dominates, composed the same way: the truth lies between)")
     for name, other in guarantee.details.get("compared", {}).items():
         if "unavailable" in other:
             lines.append(f"  {name}: unavailable — {other['unavailable']}")

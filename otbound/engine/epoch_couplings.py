@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterator
 
+from otbound.engine.epoch_patterns import DiagonalSteps, EpochPattern, PinnedProduct, \
+    component_label
 from otbound.engine.epoch_schemes import EpochScheme, Outcome, Steps, held
 
 RECORD, OTHER_RECORD = "a", "a'"
@@ -31,11 +33,6 @@ class EpochComponent:
     label: str
     side: str
     steps: Steps | None
-
-
-def component_label(prefix: str, steps: Steps | None) -> str:
-    """``A2`` for the record in step 2, ``A13`` in steps 1 and 3, ``A0`` in none (or ``E…``)."""
-    return prefix + ("".join(map(str, sorted(steps))) if steps else "0")
 
 
 @dataclass(frozen=True)
@@ -75,6 +72,11 @@ class EpochCoupling(ABC):
     def describe(self, case: EpochCase) -> str:
         """How it draws, in words."""
 
+    @abstractmethod
+    def pattern(self, scheme: EpochScheme, case: EpochCase) -> EpochPattern:
+        """The distance pattern its draws have for every ``T`` (what the checks confirm on the
+        instances): it follows from how the outcomes are built."""
+
 
 def _with(outcome: Outcome, record: str, steps: Steps) -> Outcome:
     """``outcome`` with ``record`` put into the batches of ``steps``."""
@@ -103,6 +105,11 @@ class InsertIntoSteps(EpochCoupling):
         for outcome, mass in scheme.pmf(others).items():
             yield mass, {c.label: outcome if c.steps is None else _with(outcome, RECORD, c.steps)
                          for c in parts}
+
+    def pattern(self, scheme: EpochScheme, case: EpochCase) -> PinnedProduct:
+        """Every outcome is the same epoch of the others with the record added to the batches
+        of ``S``: per step, the record is the only difference (the pinned product)."""
+        return PinnedProduct(scheme.steps, scheme.weights(), bool(case.x))
 
     def describe(self, case: EpochCase) -> str:
         without = "x'" if case.x else "x"
@@ -141,6 +148,10 @@ class SwapIntoSteps(EpochCoupling):
                     drawn[component_label("A", frozenset({t}))] = _swap(swapped, OTHER_RECORD,
                                                                          RECORD)
                 yield share, drawn
+
+    def pattern(self, scheme: EpochScheme, case: EpochCase) -> DiagonalSteps:
+        """``ŷ_At`` and ``ŷ_Et`` differ in step ``t`` only, by ``a`` for ``a'``."""
+        return DiagonalSteps(scheme.steps)
 
     def describe(self, case: EpochCase) -> str:
         return ("the epoch of x' is drawn with a' in step 1; for step t, a' is swapped with a "

@@ -30,7 +30,7 @@ from otbound.numerics.mixtures import (at_next_integer, labelled_terms, mixture_
                                        per_order, profile_mixture, rounded_up, weighted_sum)
 from otbound.numerics.renyi import _log_psi_from_excess, log_factorial
 from otbound.numerics.rounding import EPS, Bounds
-from otbound.numerics.settings import unit_setting
+from otbound.numerics.settings import unit_of
 
 CaseShape = tuple[int, int]
 """``(K₊, K₋)``: the elements inserted into and removed from the dataset in one case."""
@@ -188,7 +188,7 @@ def _prop_e5(setting, shape: tuple[int, int]) -> list[tuple[np.ndarray, np.ndarr
     """001 Prop. E.5 for K-fold substitution without replacement (K ≥ 2) at one dataset size:
     its terms' log-probabilities and distances (empty where the setting has no K = 1 form)."""
     try:
-        unit, _ = unit_setting(setting)
+        unit, _ = unit_of(setting)
     except UnsupportedOperation:
         return []
     return [labelled_terms(unit.with_group_size(shape[0]).agnostic_cases())]

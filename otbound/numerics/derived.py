@@ -337,6 +337,8 @@ class DerivedSetting:
     """A derived bound with values for its scheme parameters: what ``rdp``, ``adp`` and
     ``account`` evaluate for ``--derivation``."""
 
+    epoch_level = False
+
     derived: DerivedBound
     values: dict
     origin: dict = field(default_factory=dict, compare=False)
@@ -392,6 +394,19 @@ class DerivedSetting:
         return DerivedSetting(self.derived.mirrored(f"{self.derived.label}, swapped"),
                               self.values, self.origin)
 
+    def relation_key(self) -> tuple:
+        """What a step's cases refer to: steps compose only under one relation."""
+        return ("derivation", self.derived.name, self.derived.label,
+                tuple(sorted((k, str(v)) for k, v in self.values.items())))
+
+    def with_rate(self, rate: float):
+        raise InvalidSpecification("solve_for='rate' needs Poisson sampling given by its rate "
+                                   "(Subsampling('poisson', rate=…) or TruncatedPoissonSetting)",
+                                   parameter="solve_for")
+
+    def alternative_cases(self) -> dict:
+        return {}
+
     def summary(self) -> str:
         values = ", ".join(f"{k} = {v}" for k, v in self.values.items())
         return f"derivation {self.derived.name} ({self.derived.label}; {values})"
@@ -414,14 +429,9 @@ def derived_setting(derivation: "Derivation", values: Mapping[str, object]) -> D
     """A derivation's bound at ``values``: its structural parameters (``K``) choose the variant,
     the others (``r``, ``q``, ``N``, or ``Q`` for the maximum over ``N > Q``) are the values of
     its scheme; a name that is neither is refused with the list of those that are. An
-    epoch-level derivation is refused: its numbers are those of its epoch setting."""
-    from otbound.engine.epoch_derivation import EpochDerivation
-
-    if isinstance(derivation, EpochDerivation):
-        raise UnsupportedOperation(
-            f"derivation {derivation.name!r} is epoch-level: its numbers come from --scheme "
-            "balls-in-bins or shuffle with --epochs (otbound.BallsInBins, "
-            "otbound.ShuffledBatches); --derivation evaluates one-step derivations")
+    epoch-level derivation gives its epoch setting (at any ``T``)."""
+    if getattr(derivation, "epoch_level", False):
+        return _epoch_derived_setting(derivation, values)
     structural = {p.name: p.description for p in derivation.parameters}
     scheme = sorted({str(symbol) for value in derivation.scheme.parameters().values()
                      for symbol in getattr(value, "free_symbols", ())})
@@ -438,6 +448,37 @@ def derived_setting(derivation: "Derivation", values: Mapping[str, object]) -> D
     derived = derive_bound(chosen)
     return DerivedSetting(derived, with_definitions(
         chosen, derived, {k: v for k, v in values.items() if k not in structural}))
+
+
+def _epoch_derived_setting(derivation, values: Mapping[str, object]):
+    """An epoch derivation at its structural values (``T``, ``k``) and the values of its
+    scheme's symbols (``r``)."""
+    from otbound.numerics.epoch_settings import epoch_setting
+
+    structural = {p.name for p in derivation.parameters}
+    symbols = derivation.symbols()
+    unknown = [name for name in values if name not in structural | symbols]
+    if unknown:
+        known = ([f"{p.name} ({p.description})" for p in derivation.parameters]
+                 + [f"{name} (of its scheme)" for name in sorted(symbols)])
+        raise InvalidSpecification(f"derivation {derivation.name!r} has no parameter "
+                                   f"{unknown[0]}; its parameters: {'; '.join(known)}",
+                                   parameter="param")
+    missing = sorted((structural | symbols) - set(values))
+    if missing:
+        raise InvalidSpecification(f"derivation {derivation.name!r} needs a value for "
+                                   f"{missing[0]} (--param {missing[0]}=…)", parameter="param")
+    return epoch_setting(derivation, {name: _integer_value(name, values[name])
+                                      for name in structural},
+                         {name: float(_exact(name, values[name])) for name in symbols})
+
+
+def _integer_value(name: str, value) -> int:
+    number = _exact(name, value)
+    if number.denominator != 1 or number < 1:
+        raise InvalidSpecification(f"{name} must be an integer >= 1, got {show(value)}",
+                                   parameter=name)
+    return int(number)
 
 
 DEFINITION_DIGITS = 40

@@ -1,45 +1,160 @@
-"""Epoch-level settings: every record is used once per epoch, in batches cut from the dataset.
+"""Epoch-level settings: an epoch derivation at values of its structural parameters, and the
+shorthands that build it.
 
-An epoch has ``T = ⌈dataset_size / batch_size⌉`` steps; the schemes differ in how the records are
-spread over them (:mod:`otbound.numerics.balls_in_bins`, :mod:`otbound.numerics.shuffling`). Their
-privacy depends on ``T`` and the noise only.
+Every epoch-level setting is an :class:`EpochSetting`: the bound of an epoch derivation
+(:class:`otbound.engine.epoch_derivation.EpochDerivation`) at its ``T`` (and ``k``), whose worst
+case per case the engine states (:meth:`EpochDerivation.patterns`) and
+:mod:`otbound.numerics.epoch_solver` turns into pairs. The shorthands are factories of it:
+
+* :func:`RandomAllocation` — ``epoch-random-allocation`` at ``T``, ``k``;
+* :func:`BallsInBins` — ``epoch-balls-in-bins`` at ``T = ⌈N/b⌉`` (expected batch size at most
+  ``b``);
+* :func:`ShuffledBatches` — ``epoch-shuffling`` at ``T = ⌈N/b⌉`` (no amplification above).
+
+Composition counts epochs: the records are reassigned independently in every epoch.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
+import functools
+import math
+from dataclasses import dataclass, field
 
-from otbound.errors import InvalidSpecification
+from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.numerics.limits import show
 
 
 @dataclass(frozen=True)
 class EpochSetting:
-    """``dataset_size`` records in batches of at most ``batch_size`` (expected size, for
-    balls-in-bins), ``T`` steps per epoch."""
+    """An epoch derivation's bound at ``structural`` values (``(("T", 235), ("k", 1))``) and
+    values of its scheme's symbols (``(("r", 0.01),)``); ``origin`` is what a shorthand was
+    built from (shown first when it describes itself)."""
 
-    batch_size: int
-    dataset_size: int
-    scheme: ClassVar[str] = ""
+    derivation: object
+    structural: tuple[tuple[str, int], ...]
+    values: tuple[tuple[str, float], ...] = ()
+    origin: dict = field(default_factory=dict, compare=False)
+
+    epoch_level = True
 
     def __post_init__(self) -> None:
-        for name in ("batch_size", "dataset_size"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidSpecification(f"{name} must be an integer >= 1, got {value!r}",
-                                           parameter=name)
-        if self.batch_size > self.dataset_size:
-            raise InvalidSpecification(
-                f"batch_size must be at most dataset_size ({self.dataset_size}), got "
-                f"{self.batch_size}", parameter="batch_size")
+        object.__setattr__(self, "structural", tuple((str(k), int(v))
+                                                     for k, v in self.structural))
+        self.patterns()   # the scheme checks its parameters
 
     @property
     def steps_per_epoch(self) -> int:
-        return -(-self.dataset_size // self.batch_size)
+        return dict(self.structural)["T"]
+
+    def patterns(self) -> dict:
+        """The worst case of every case (removal, insertion, or substitution)."""
+        return _patterns(self.derivation, self.structural)
+
+    def solved(self, mechanism) -> tuple[list, int, str, bool]:
+        """``(cases, repeats, how, tight)``: every case's branches of pairs, how many times the
+        step of each repeats per epoch, how they were found and whether they are the worst
+        case itself."""
+        from otbound.numerics.epoch_solver import solve_epoch
+
+        rate = dict(self.values).get("r")
+        found = [solve_epoch(pattern, mechanism, rate) for pattern in self.patterns().values()]
+        repeats = {count for _, count, _ in found}
+        if len(repeats) != 1:
+            raise UnsupportedOperation("the cases of this epoch repeat their steps differently")
+        tight = all(p.tight for p in self.patterns().values())
+        return [branches for branches, _, _ in found], repeats.pop(), found[0][2], tight
+
+    def relation_key(self) -> tuple:
+        """What its steps refer to: epochs compose only with epochs of the same setting."""
+        return ("epoch", self.derivation.name, self.structural, self.values)
+
+    def summary(self) -> str:
+        values = ", ".join(f"{k} = {v}" for k, v in self.structural + self.values)
+        scheme = self.derivation.scheme_description(dict(self.structural))
+        return f"{scheme} (derivation {self.derivation.name}; {values})"
 
     def describe(self) -> dict:
-        return {"scheme": self.scheme, "batch_size": self.batch_size,
-                "dataset_size": self.dataset_size, "steps_per_epoch": self.steps_per_epoch}
+        return (self.origin | {"derivation": self.derivation.name}
+                | {name: value for name, value in self.structural + self.values}
+                | {"steps_per_epoch": self.steps_per_epoch,
+                   "distance_unit": self.derivation.relation.unit()})
+
+
+@functools.lru_cache(maxsize=64)
+def _patterns(derivation, structural: tuple) -> dict:
+    return derivation.patterns(dict(structural))
+
+
+@functools.lru_cache(maxsize=8)
+def _bundled(name: str):
+    from otbound.engine.bundled import load_derivation
+
+    return load_derivation(name)
+
+
+def epoch_setting(derivation, structural: dict, values: dict | None = None,
+                  origin: dict | None = None) -> EpochSetting:
+    """``derivation`` at ``structural`` values (any ``T``, not only those its checks enumerate)."""
+    names = [p.name for p in derivation.parameters]
+    if set(structural) != set(names):
+        raise InvalidSpecification(
+            f"derivation {derivation.name!r} needs its structural parameters "
+            f"{', '.join(names)}; got {', '.join(structural) or 'none'}", parameter="param")
+    return EpochSetting(derivation, tuple((name, _count(name, structural[name]))
+                                          for name in names),
+                        tuple(sorted((values or {}).items())), origin or {})
+
+
+def RandomAllocation(steps_per_epoch: int, selected: int = 1) -> EpochSetting:
+    """Random allocation: every record in ``selected`` of the ``steps_per_epoch`` steps of each
+    epoch, chosen uniformly and independently (dp_accounting's ``RandomAllocationDpEvent(event,
+    num_selected=k, num_steps=T)``)."""
+    steps = _count("steps_per_epoch", steps_per_epoch)
+    chosen = _count("selected", selected)
+    if chosen > steps:
+        raise InvalidSpecification(f"selected must be at most steps_per_epoch = {steps}, got "
+                                   f"{chosen}", parameter="selected")
+    return epoch_setting(_bundled("epoch-random-allocation"), {"T": steps, "k": chosen},
+                         origin={"scheme": "random-allocation"})
+
+
+def BallsInBins(batch_size: int, dataset_size: int) -> EpochSetting:
+    """Balls-in-bins: every record in one uniformly random step of each epoch of
+    ``⌈dataset_size / batch_size⌉`` steps, so that the expected batch size is at most
+    ``batch_size``."""
+    sizes = _sizes(batch_size, dataset_size)
+    return epoch_setting(_bundled("epoch-balls-in-bins"), {"T": _steps(*sizes)},
+                         origin={"scheme": "balls-in-bins", "batch_size": sizes[0],
+                                 "dataset_size": sizes[1]})
+
+
+def ShuffledBatches(batch_size: int, dataset_size: int) -> EpochSetting:
+    """Shuffling: a uniformly random permutation of the records cut into
+    ``⌈dataset_size / batch_size⌉`` batches per epoch (bounded above without amplification)."""
+    sizes = _sizes(batch_size, dataset_size)
+    return epoch_setting(_bundled("epoch-shuffling"), {"T": _steps(*sizes)},
+                         origin={"scheme": "shuffle", "batch_size": sizes[0],
+                                 "dataset_size": sizes[1]})
+
+
+def _sizes(batch_size, dataset_size) -> tuple[int, int]:
+    batch, size = _count("batch_size", batch_size), _count("dataset_size", dataset_size)
+    if batch > size:
+        raise InvalidSpecification(f"batch_size must be at most dataset_size ({size}), got "
+                                   f"{batch}", parameter="batch_size")
+    return batch, size
+
+
+def _steps(batch_size: int, dataset_size: int) -> int:
+    return -(-dataset_size // batch_size)
+
+
+def _count(name: str, value) -> int:
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or not math.isfinite(float(value)) or not float(value).is_integer() or value < 1):
+        raise InvalidSpecification(f"{name} must be an integer >= 1, got {show(value)}",
+                                   parameter=name)
+    return int(value)
 
 
 def check_epochs(epochs: int) -> None:

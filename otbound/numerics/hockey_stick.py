@@ -77,6 +77,8 @@ def hockey_stick_bounds(pair: MixturePair | FinitePair, epsilons,
     epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
     if not np.all(np.isfinite(epsilons)):
         raise InvalidSpecification(f"epsilon must be finite, got {epsilons}")
+    if not isinstance(pair, (FinitePair, MixturePair)):   # an epoch's pair knows its profile
+        return pair.delta_bounds(epsilons)
     if isinstance(pair, FinitePair):
         parts = [_finite(pair, epsilons[start:start + CHUNK])
                  for start in range(0, max(epsilons.size, 1), CHUNK)]

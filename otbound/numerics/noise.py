@@ -48,10 +48,6 @@ class NoiseFamily(ABC):
     """Whether 001 Thm. 3.6's pattern has the certified three-point solver."""
     binomial_expansion: bool = False
     """Whether ``Ψ_α((1−r)D(0) + rD(d) ‖ D(0))`` has 001 Prop. E.4's binomial expansion."""
-    epoch_level: bool = False
-    """Whether the epoch-level schemes are bounded for this family: balls-in-bins through the
-    lognormal density ratios of its pair (:mod:`otbound.numerics.balls_in_bins`), shuffling
-    through its largest output (:mod:`otbound.numerics.shuffling`)."""
 
     def __repr__(self) -> str:
         return f"<{self.name} noise>"
@@ -97,6 +93,12 @@ class NoiseFamily(ABC):
     def shift_log_psi_ball(self, order: int, scale: float, sensitivity: float):
         """``log Ψ_α(D(Δ) ‖ D(0))`` at ``Δ = sensitivity`` as an arb ball, or ``None`` when
         the family has no closed form for it."""
+        return None
+
+    def shift_ratio_law(self, scale: float):
+        """The law of the likelihood ratio of ``D(1; s)`` against ``D(0; s)``
+        (:class:`otbound.numerics.ratio_laws.RatioLaw`), what epoch-level sampling sums; ``None``
+        for a family that has none."""
         return None
 
     # --- high precision (mpmath) and ball arithmetic (python-flint) --------------------------

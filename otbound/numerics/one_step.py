@@ -38,7 +38,7 @@ from otbound.numerics.mixtures import (mixture_log_psi, per_order, profile_mixtu
 from otbound.numerics.problems import NumericProblem, Term
 from otbound.numerics.renyi import check_orders, log_psi_curve
 from otbound.numerics.rounding import EPS, SMALLEST, Bounds, NumericBound, maximum, minimum
-from otbound.numerics.settings import Subsampling, unit_setting
+from otbound.numerics.settings import Subsampling, unit_of
 from otbound.numerics.solvers import Basis, How
 from otbound.numerics.three_point import ThreePointMaximum
 from otbound.parallel import mapped
@@ -60,6 +60,9 @@ def rdp(setting: Subsampling | DerivedSetting, mechanism: Mechanism, method: Met
             return rdp(setting, mechanism, method, alphas)
     setting, method = _check_inputs(setting, mechanism, method)
     alphas = check_orders(alphas)
+    if setting.epoch_level:
+        return _monotone(_epoch_bounds(setting, mechanism, method, alphas, Quantity.RDP),
+                         alphas).as_list()
     evaluate = {Method.TIGHT: _tight_rdp, Method.AGNOSTIC: _agnostic_rdp,
                 Method.POSTHOC: _posthoc_rdp}[method]
     return _monotone(evaluate(setting, mechanism, alphas), alphas).as_list()
@@ -77,13 +80,13 @@ def _check_inputs(setting, mechanism: Mechanism,
                   method: Method | str) -> tuple[Subsampling | DerivedSetting, Method]:
     """The setting the numbers evaluate (:func:`~otbound.numerics.derived.as_setting`) and the
     method as a :class:`Method`, once the setting and the mechanism have their types."""
-    from otbound.numerics.derived import DerivedSetting, as_setting
+    from otbound.numerics.derived import as_setting
 
     setting = as_setting(setting)
-    if not isinstance(setting, (Subsampling, DerivedSetting)):
-        raise InvalidSpecification(f"setting must be a Subsampling, a DerivedSetting or a "
-                                   f"TruncatedPoissonSetting, got {type(setting).__name__}",
-                                   parameter="setting")
+    if getattr(setting, "epoch_level", None) not in (True, False):
+        raise InvalidSpecification(f"setting must be a setting (a Subsampling, a derivation's "
+                                   "setting, a TruncatedPoissonSetting or an epoch-level one), "
+                                   f"got {type(setting).__name__}", parameter="setting")
     if not isinstance(mechanism, Mechanism):
         raise InvalidSpecification(f"mechanism must be a Mechanism, got "
                                    f"{type(mechanism).__name__}", parameter="mechanism")
@@ -114,7 +117,7 @@ def explain(setting, mechanism: Mechanism, method: Method | str, quantity: Quant
     if method is Method.AGNOSTIC:
         return AGNOSTIC
     if method is Method.POSTHOC:
-        single, size = unit_setting(setting)
+        single, size = unit_of(setting)
         rule = "Mironov 2017 Cor. 4" if quantity.renyi else "Kε, Σ e^(kε) δ"
         return (f"post-hoc: group privacy ({rule}"
                 f", group size {size}) on the K = 1 bound of {single.summary()}: "
@@ -326,7 +329,7 @@ def _posthoc_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
     """Mironov's group property on the K = 1 tight bound of the setting's scheme; since
     ``ε(α) ≤ ε(α')`` for ``α' ≥ α``, the order ``max(α, α*)`` is used, ``α*`` minimising the
     group bound."""
-    single, size = unit_setting(setting)
+    single, size = unit_of(setting)
     depth = math.ceil(math.log2(size)) if size > 1 else 0
 
     def group(orders: np.ndarray) -> Bounds:
@@ -378,6 +381,27 @@ def _minimiser(objective: Callable[[np.ndarray], np.ndarray], low: float, high: 
     return float(min(candidates)[1])
 
 
+# --- one epoch --------------------------------------------------------------------------------
+
+def _epoch_bounds(setting, mechanism: Mechanism, method: Method, points: np.ndarray,
+                  quantity: Quantity) -> Bounds:
+    """ε(α) (RDP) or δ(ε) of one epoch of an epoch-level setting: the largest over its cases
+    of its worst case's pairs, composed as often as the step repeats per epoch (RDP adds up;
+    δ(ε) of repeated steps needs their composition, which ``account`` does)."""
+    if method is not Method.TIGHT:
+        raise UnsupportedOperation(f"{setting.summary()} is bounded by its derived worst case "
+                                   "(method='tight')")
+    cases, repeats, _, _ = setting.solved(mechanism)
+    if quantity.renyi:
+        found = per_order(maximum(cases_log_psi(cases, points)), points)
+        return Bounds(rounded_up(found.upper * repeats, found.upper), found.estimate * repeats)
+    if repeats != 1:
+        raise UnsupportedOperation(f"one epoch of {setting.summary()} is {repeats} steps "
+                                   "composed: its δ(ε) is `otbound account ... --epochs 1`")
+    found = maximum([branches_delta(case, points) for case in cases])
+    return Bounds(np.minimum(found.upper, 1.0), np.minimum(found.estimate, 1.0))
+
+
 # --- ADP ------------------------------------------------------------------------------------
 
 def adp(setting: Subsampling | DerivedSetting, mechanism: Mechanism, method: Method | str,
@@ -390,6 +414,9 @@ def adp(setting: Subsampling | DerivedSetting, mechanism: Mechanism, method: Met
             return adp(setting, mechanism, method, epsilons)
     setting, method = _check_inputs(setting, mechanism, method)
     epsilons = check_epsilons(epsilons)
+    if setting.epoch_level:
+        return _monotone(_epoch_bounds(setting, mechanism, method, epsilons, Quantity.ADP), epsilons,
+                         decreasing=True).as_list()
     result = {Method.TIGHT: _tight_delta, Method.AGNOSTIC: _agnostic_delta,
               Method.POSTHOC: _posthoc_delta}[method](setting, mechanism, epsilons)
     result = _monotone(result, epsilons, decreasing=True)
@@ -475,7 +502,7 @@ def _posthoc_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bound
     """``(Kε₁, Σ_{k<K} e^{kε₁} δ₁(ε₁))`` from the K = 1 tight profile ``δ₁`` of the setting's
     scheme; any ``ε₁ ≤ ε/K`` is valid, and ``min(ε/K, ε₁*)`` is used, ``ε₁*`` minimising the
     group bound."""
-    single, k = unit_setting(setting)
+    single, k = unit_of(setting)
 
     def group(inner: np.ndarray) -> Bounds:
         inner = np.atleast_1d(inner)

@@ -153,6 +153,8 @@ def log_psi_curve(pair: MixturePair | FinitePair, alphas,
     Orders above 10⁴ are refused unless ``limit`` is false (post-hoc group bounds need them).
     """
     alphas = check_orders(alphas, limit)
+    if not isinstance(pair, (FinitePair, MixturePair)):   # an epoch's pair
+        return pair.log_psi_curve(alphas)
     if pair.is_trivial():
         return [exact_zero() for _ in alphas]
     orders, inverse = np.unique(alphas, return_inverse=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from otbound.choices import SchemeKind
@@ -51,6 +51,9 @@ class Subsampling:
     (sampling without replacement with ``batch_size`` and ``dataset_size``; relation
     ``substitutions``).
     """
+
+    epoch_level = False
+    """One step per count (an epoch-level setting counts epochs)."""
 
     scheme: SchemeKind
     rate: float | None = None
@@ -212,6 +215,40 @@ class Subsampling:
         """The induced distance of the derivations this setting stands for."""
         return _UNIT[self.scheme]
 
+    def relation_key(self) -> tuple:
+        """What a step's cases refer to: steps compose only under one relation."""
+        if self.scheme is SchemeKind.WOR:
+            return ("substitution", self.substitutions)
+        return ("insert-remove", tuple(self.shapes()))
+
+    def unit_setting(self) -> tuple["Subsampling", int]:
+        """The K = 1 setting post-hoc group privacy starts from, and the group size."""
+        return self.with_group_size(1), self.group_size
+
+    def swapped(self) -> "Subsampling":
+        """The relation with the two datasets of every pair exchanged (itself where that
+        changes nothing: a group, or a substitution)."""
+        if self.group is not None or self.insertions is None:
+            return self
+        return Subsampling(self.scheme, rate=self.rate, insertions=self.removals,
+                           removals=self.insertions)
+
+    def with_rate(self, rate: float) -> "Subsampling":
+        """The same setting at another Poisson rate (what ``calibrate --solve-for rate``
+        varies)."""
+        if self.scheme is not SchemeKind.POISSON or self.batch_size is not None:
+            raise InvalidSpecification("solve_for='rate' needs Poisson sampling given by its "
+                                       "rate (Subsampling('poisson', rate=…) or "
+                                       "TruncatedPoissonSetting)", parameter="solve_for")
+        return replace(self, rate=rate)
+
+    def alternative_cases(self) -> dict[str, list[list[Term]]]:
+        """Other sound bounds of ``tight`` where it has no exact solver, by name: 001 Prop.
+        E.5's pairs without replacement."""
+        if self.scheme is not SchemeKind.WOR:
+            return {}
+        return {"tight (001 Prop. E.5 pairs)": self.agnostic_cases()}
+
     def summary(self) -> str:
         """The setting in words, for messages."""
         if self.scheme is SchemeKind.WOR:
@@ -235,14 +272,15 @@ class Subsampling:
 
 
 
-def unit_setting(setting) -> tuple[Subsampling, int]:
-    """The built-in setting of ``setting``'s scheme (built-in or a derivation's) for the
-    smallest step of its relation — one insertion or removal under Poisson subsampling, one
-    substitution without replacement — at its values, and how many such steps separate its
-    datasets: the K = 1 bound that post-hoc group privacy starts from (001 App. B.1), and the
-    group size."""
-    if isinstance(setting, Subsampling):
-        return setting.with_group_size(1), setting.group_size
+def unit_of(setting) -> tuple[Subsampling, int]:
+    """The setting of the smallest step of ``setting``'s relation — one insertion or removal
+    under Poisson subsampling, one substitution without replacement — at its values, and how
+    many such steps separate its datasets: the K = 1 bound that post-hoc group privacy starts
+    from (001 App. B.1), and the group size. A setting that knows its own (a built-in one, an
+    epoch-level one) is asked; a derivation's is read off its scheme and cases."""
+    own = getattr(setting, "unit_setting", None)
+    if own is not None:
+        return own()
     shapes = setting.shapes()
     if setting.scheme is not None and setting.batch_relation is not _UNIT[setting.scheme]:
         raise UnsupportedOperation(

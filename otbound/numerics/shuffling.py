@@ -26,13 +26,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
 from otbound.errors import InvalidSpecification
-from otbound.numerics.epoch_settings import EpochSetting, check_epochs
-from otbound.numerics.log_sums import cells_between, repeated
+from otbound.numerics.epoch_settings import check_epochs
+from otbound.numerics.ratio_sums import cells_between, repeated_by
 from otbound.numerics.rounding import EPS
 
 EVENT_THRESHOLDS = np.linspace(-5.0, 40.0, 45001)
@@ -74,14 +73,6 @@ LOSS_STEP = 1e-3
 
 
 @dataclass(frozen=True)
-class ShuffledBatches(EpochSetting):
-    """Shuffling: a uniformly random permutation of the ``dataset_size`` records cut into
-    ``⌈dataset_size / batch_size⌉`` batches per epoch."""
-
-    scheme: ClassVar[str] = "shuffle"
-
-
-@dataclass(frozen=True)
 class LowerBound:
     """``(ε, δ)`` that no valid guarantee of the setting can beat: every valid ε at this δ is at
     least ``epsilon`` (or every valid δ at this ε at least ``delta``)."""
@@ -101,10 +92,11 @@ SHUFFLING_SOURCE = ("lower bound: Chua et al. 2024's pair of datasets (others �
                     "or 0), the largest output of each epoch, composed over the epochs")
 
 
-def shuffled_lower_bound(setting: ShuffledBatches, sigma: float, epochs: int, *,
+def shuffled_lower_bound(setting, sigma: float, epochs: int, *,
                          delta: float | None = None,
                          epsilon: float | None = None) -> LowerBound:
-    """The lower bound at ``delta`` (ε) or at ``epsilon`` (δ) after ``epochs`` epochs."""
+    """The lower bound at ``delta`` (ε) or at ``epsilon`` (δ) after ``epochs`` epochs of
+    shuffled batches (``setting``: :func:`otbound.numerics.epoch_settings.ShuffledBatches`)."""
     if (delta is None) == (epsilon is None):
         raise InvalidSpecification("give delta or epsilon", parameter="delta")
     check_epochs(epochs)
@@ -139,7 +131,7 @@ def _composed_profile(steps: int, sigma: float, epochs: int):
     index = np.floor(losses / LOSS_STEP).astype(np.int64)
     base = int(index.min())
     pmf = np.bincount(index - base, weights=p_cells[kept])
-    composed = repeated(pmf, epochs, lambda a, b: np.maximum(fftconvolve(a, b), 0.0))
+    composed = repeated_by(pmf, epochs, lambda a, b: np.maximum(fftconvolve(a, b), 0.0))
     grid = (epochs * base + np.arange(composed.size)) * LOSS_STEP
     allowance = 8 * EPS * composed.size * epochs
 

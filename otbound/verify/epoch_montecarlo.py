@@ -1,12 +1,13 @@
 """The verifier's independent Monte Carlo for epoch-level derivations (issue 28): the real epoch
 sampling simulated with a toy query, against the numbers otbound reports for the scheme.
 
-For each ``T`` of the derivation and each case, records are assigned to the steps as the scheme
-does (balls-in-bins: one uniform step each; Poisson: each step with probability ``r``;
-shuffling: a uniform permutation cut into batches of :data:`BATCH`), the query sums the records
-of each batch (the modified record contributes 1, the others 0; for shuffling Chua et al.
-2024's pair: the others −1, the record 1 against 0) and Gaussian noise of standard deviation
-:data:`SIGMA` is added per step. ``δ(ε) = E[(1 − e^ε / L)_+]`` under the first dataset's
+For each variant of the derivation and each case, records are assigned to the steps as the
+scheme does (random allocation: ``k`` uniform steps each, balls-in-bins ``k = 1``; Poisson: each
+step with probability ``r``; shuffling: a uniform permutation cut into batches of :data:`BATCH`),
+the query sums the records of each batch (the modified record contributes 1, the others 0; for
+shuffling Chua et al. 2024's pair: the others −1, the record 1 against 0) and Gaussian noise of
+standard deviation :data:`SIGMA` is added per step; the likelihood ratio of the outputs is the
+average over the record's possible placements, summed directly. ``δ(ε) = E[(1 − e^ε / L)_+]`` under the first dataset's
 outputs, ``L`` their likelihood ratio (computed here from the two datasets' real mixtures), is
 estimated from the draws with its standard error, and must lie within :data:`Z` standard errors
 of the reported bounds: below the upper bound (soundness), above the lower bound where there is
@@ -15,14 +16,15 @@ one (tightness, or the published lower bound for shuffling).
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from otbound.engine.epoch_derivation import EpochReport
-from otbound.engine.epoch_schemes import BallsInBinsEpoch, PoissonEpoch, ShuffledEpoch
+from otbound.engine.epoch_derivation import EpochReport, variant_label
+from otbound.engine.epoch_schemes import PoissonEpoch, RandomAllocationEpoch, ShuffledEpoch
 from otbound.engine.schemes import as_fraction
 
 SIGMA = 1.0
@@ -39,7 +41,7 @@ Z = 4.0
 class EpochCheck:
     """One simulated δ(ε) against the reported bounds."""
 
-    steps: int
+    variant: str
     case: str
     epsilon: float
     estimate: float
@@ -77,7 +79,7 @@ class EpochVerifyReport:
                  f"draws per row, agreement within {Z:g} standard errors"]
         for c in self.checks:
             low = "" if c.lower is None else f"{c.lower:.6g} ≤ "
-            lines.append(f"  T = {c.steps}, {c.case}, ε = {c.epsilon}: simulated δ = "
+            lines.append(f"  {c.variant}, {c.case}, ε = {c.epsilon}: simulated δ = "
                          f"{c.estimate:.6g} ± {c.standard_error:.2g}; {low}δ ≤ {c.upper:.6g} "
                          f"({c.reference}): {'agrees' if c.passed else 'DISAGREES'}")
         lines.append(f"{'passed' if self.passed else 'FAILED'} ({self.elapsed:.1f} s)")
@@ -86,7 +88,7 @@ class EpochVerifyReport:
     def to_json(self, timings: bool = False) -> dict:
         found = {"derivation": self.report.derivation.name, "passed": self.passed,
                  "sigma": SIGMA, "draws": self.draws,
-                 "monte_carlo": [{"T": c.steps, "case": c.case, "epsilon": c.epsilon,
+                 "monte_carlo": [{"variant": c.variant, "case": c.case, "epsilon": c.epsilon,
                                   "estimate": c.estimate, "standard_error": c.standard_error,
                                   "upper": c.upper, "lower": c.lower, "reference": c.reference,
                                   "passed": c.passed} for c in self.checks]}
@@ -94,46 +96,60 @@ class EpochVerifyReport:
 
 
 def verify_epoch(report: EpochReport, draws: int, seed: int) -> EpochVerifyReport:
-    """Every ``T`` and case of the derivation, simulated (its own random stream per row)."""
+    """Every variant and case of the derivation, simulated (its own random stream per row)."""
     start = time.perf_counter()
     derivation = report.derivation
     rng = np.random.default_rng(seed)
     checks = []
-    for steps, cases in report.variants:
-        scheme = derivation.scheme(steps).substitute(dict(derivation.values[0]))
-        for case in cases:
+    for variant in report.variants:
+        scheme = derivation.scheme_at(variant.values).substitute(dict(derivation.values[0]))
+        for index, case in enumerate(variant.cases):
             for epsilon in SIMULATED_EPSILONS:
-                checks.append(_check(scheme, case.case.name, epsilon, draws, rng))
+                checks.append(_check(derivation, variant.values, scheme, index, case.case.name,
+                                     epsilon, draws, rng))
     return EpochVerifyReport(report, tuple(checks), draws, time.perf_counter() - start)
 
 
-def _check(scheme, case: str, epsilon: float, draws: int, rng) -> EpochCheck:
+def _check(derivation, values, scheme, index: int, case: str, epsilon: float, draws: int,
+           rng) -> EpochCheck:
     steps = scheme.steps
     if isinstance(scheme, ShuffledEpoch):
-        values = _shuffled(steps, epsilon, draws, rng)
+        samples = _shuffled(steps, epsilon, draws, rng)
         upper, lower, reference = _shuffling_bounds(steps, epsilon)
-    elif isinstance(scheme, BallsInBinsEpoch):
-        values = _independent(_balls_in_bins(steps, draws, rng), case, epsilon, rng,
-                              lambda o: np.log(np.exp((o - 0.5) / SIGMA ** 2).mean(axis=1)))
-        upper, lower, reference = _balls_in_bins_bounds(steps, case, epsilon)
+    elif isinstance(scheme, RandomAllocationEpoch):
+        placements = _placements(steps, scheme.selected)
+        samples = _independent(_allocated(placements, draws, rng), case, epsilon, rng,
+                               lambda o: _log_mean_exp((o - 0.5) / SIGMA ** 2, placements))
+        upper, lower, reference = _allocation_bounds(derivation, values, index, epsilon)
     elif isinstance(scheme, PoissonEpoch):
         rate = float(as_fraction(scheme.rate))
-        values = _independent(_poisson(steps, rate, draws, rng), case, epsilon, rng,
-                              lambda o: np.log1p(rate * np.expm1((o - 0.5) / SIGMA ** 2))
-                              .sum(axis=1))
+        samples = _independent(_poisson(steps, rate, draws, rng), case, epsilon, rng,
+                               lambda o: np.log1p(rate * np.expm1((o - 0.5) / SIGMA ** 2))
+                               .sum(axis=1))
         upper, lower, reference = _poisson_bounds(steps, rate, epsilon)
     else:
         raise TypeError(f"no simulation for {type(scheme).__name__}")
-    return EpochCheck(steps, case, epsilon, float(values.mean()),
-                      float(values.std() / math.sqrt(values.size)), upper, lower, reference)
+    return EpochCheck(variant_label(values), case, epsilon, float(samples.mean()),
+                      float(samples.std() / math.sqrt(samples.size)), upper, lower, reference)
 
 
-def _balls_in_bins(steps: int, draws: int, rng) -> np.ndarray:
-    """The modified record's contribution to each step's sum (1 in the step it was put in)."""
-    step_of = rng.integers(0, steps, size=(draws, RECORDS))   # record 0 is the modified one
-    sums = np.zeros((draws, steps))
-    np.put_along_axis(sums, step_of[:, :1], 1.0, axis=1)
-    return sums
+def _placements(steps: int, selected: int) -> np.ndarray:
+    """Every set of ``selected`` steps, as rows of indicators."""
+    return np.array([np.isin(np.arange(steps), chosen)
+                     for chosen in itertools.combinations(range(steps), selected)], dtype=float)
+
+
+def _allocated(placements: np.ndarray, draws: int, rng) -> np.ndarray:
+    """The modified record's contribution to each step's sum (1 in the steps it was put in):
+    one placement drawn uniformly per epoch (the others contribute 0 wherever they go)."""
+    return placements[rng.integers(0, len(placements), draws)]
+
+
+def _log_mean_exp(log_terms: np.ndarray, placements: np.ndarray) -> np.ndarray:
+    """``log`` of the average over the placements ``S`` of ``exp(Σ_{t∈S} log_terms_t)``."""
+    sums = log_terms @ placements.T
+    top = sums.max(axis=1, keepdims=True)
+    return (top + np.log(np.exp(sums - top).mean(axis=1, keepdims=True)))[:, 0]
 
 
 def _poisson(steps: int, rate: float, draws: int, rng) -> np.ndarray:
@@ -161,13 +177,18 @@ def _shuffled(steps: int, epsilon: float, draws: int, rng) -> np.ndarray:
     return np.maximum(1 - np.exp(epsilon + log_q - log_p), 0.0)
 
 
-def _balls_in_bins_bounds(steps: int, case: str, epsilon: float):
-    from otbound.numerics.balls_in_bins import epoch_profile
+def _allocation_bounds(derivation, values, index: int, epsilon: float):
+    """The case's epoch pair as ``otbound.account`` composes it: its δ from above and the
+    dominated pair's from below."""
+    import otbound
+    from otbound.numerics.allocation import pmf_delta
+    from otbound.numerics.epoch_settings import epoch_setting
 
-    profile = epoch_profile(steps, SIGMA)
-    bracket = profile.remove(epsilon) if case == "removal" else profile.add(epsilon)
-    return (float(bracket.upper[0]), float(bracket.lower[0]),
-            "otbound.BallsInBins: the published pair's deterministic bracket")
+    cases, _, _, _ = epoch_setting(derivation, values).solved(otbound.gaussian(SIGMA))
+    ((_, (pair,)),) = cases[index]
+    at = np.array([epsilon])
+    return (float(pair.delta_bounds(at).upper[0]), float(pmf_delta(pair.lower_pmf(), at)[0]),
+            "the epoch's pair (otbound.numerics.allocation), bounded above and below")
 
 
 def _poisson_bounds(steps: int, rate: float, epsilon: float):

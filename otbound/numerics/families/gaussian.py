@@ -20,7 +20,7 @@ class Gaussian(NoiseFamily):
     shape = Shape.QUADRATIC
     worst_case_source = ("001 Thm. 4.2 and App. H, 003 Thm. 3.8: collinear, equidistant means; "
                          "002 Thm. 3.3 for chains of unequal lengths")
-    unequal_chains = rotation_invariant = three_point = binomial_expansion = epoch_level = True
+    unequal_chains = rotation_invariant = three_point = binomial_expansion = True
 
     def log_density(self, z, scale):
         return -0.5 * (z / scale) ** 2 - math.log(scale * math.sqrt(2 * math.pi))
@@ -64,6 +64,11 @@ class Gaussian(NoiseFamily):
 
     def survival_mp(self, x):
         return mp.erfc(x / mp.sqrt(2)) / 2
+
+    def shift_ratio_law(self, scale):
+        from otbound.numerics.ratio_laws import gaussian_law
+
+        return gaussian_law(scale)
 
     def norm_ball(self, scale):
         from flint import arb

@@ -57,6 +57,11 @@ class Laplace(NoiseFamily):
     def survival_mp(self, x):
         return mp.exp(-x) / 2 if x >= 0 else 1 - mp.exp(x) / 2
 
+    def shift_ratio_law(self, scale):
+        from otbound.numerics.ratio_laws import laplace_law
+
+        return laplace_law(scale)
+
     def norm_ball(self, scale):
         return 1 / (2 * scale)
 
