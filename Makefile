@@ -26,3 +26,4 @@ bench:
 	python benchmarks/wor_substitution_tight.py
 	python benchmarks/worst_case_configurations.py
 	python benchmarks/epoch_sampling.py
+	python benchmarks/random_allocation.py

@@ -37,7 +37,8 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
             accountant: Accountant | str = Accountant.BEST, posthoc: Posthoc | str = Posthoc.BEST,
             delta: float | None = None, epsilon: float | None = None,
             conversion: Conversion | str = Conversion.OPTIMAL,
-            discretisation: float = DEFAULT_DISCRETISATION) -> Guarantee:
+            discretisation: float = DEFAULT_DISCRETISATION,
+            lower_end: bool = True) -> Guarantee:
     """ε at ``delta`` (or δ at ``epsilon``) after ``steps`` steps of ``setting`` with
     ``mechanism``, bounded by ``method`` — ``tight`` (the engine's dominating pairs, 001, 003
     Thm. 3.8), ``agnostic`` (the per-step bounds of :mod:`otbound.numerics.one_step`) or
@@ -45,7 +46,9 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
     ``accountant`` (``best`` of ``rdp`` and ``pld``).
     ``details["method"]`` names the bound used: where ``tight`` has no exact solver, the
     smallest of the sound alternatives is reported (the relaxed pairs, 001 Prop. E.5's pairs
-    without replacement, the agnostic bound)."""
+    without replacement, the agnostic bound). An epoch-level setting counts epochs in ``steps``
+    and, with ``lower_end``, also reports the lower end of its bracket (``epsilon_lower`` or
+    ``delta_lower``: every valid guarantee is at least it)."""
     method = as_choice(Method, method, "method")
     accountant = as_choice(Accountant, accountant, "accountant")
     posthoc = as_choice(Posthoc, posthoc, "posthoc")
@@ -56,7 +59,7 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
                "discretisation": discretisation}
     setting = as_setting(setting)
     if setting.epoch_level:
-        return _epochs(setting, mechanism, steps, method, accountant, options)
+        return _epochs(setting, mechanism, steps, method, accountant, options, lower_end)
     step = subsampled_step(setting, mechanism, steps)   # checks the inputs, even if unused
     if method is Method.AGNOSTIC:
         return _named(profile_guarantee(setting, mechanism, Method.AGNOSTIC, steps, accountant,
@@ -77,23 +80,63 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
 
 
 def _epochs(setting, mechanism: Mechanism, epochs: int, method: Method, accountant: Accountant,
-            options: dict) -> Guarantee:
-    """``epochs`` epochs of an epoch-level setting: its worst case's pairs composed (upper),
-    and where the pairs have one, a pair they dominate composed the same way (the lower end,
-    ``epsilon_lower`` or ``delta_lower`` in the details)."""
+            options: dict, lower_end: bool) -> Guarantee:
+    """``epochs`` epochs of an epoch-level setting: its worst case's pairs composed (upper);
+    a substitution through its removal and insertion (:func:`pld.chained`); a group the best
+    of splitting Gaussian noise among its records and post-hoc group privacy. Where the pairs
+    have one, a pair they dominate composed the same way gives the lower end
+    (``epsilon_lower`` or ``delta_lower`` in the details; for a group or a substitution, that
+    of one record's insertion/removal, which they include)."""
     check_epochs(epochs)
-    if method is not Method.TIGHT:
+    if method is Method.AGNOSTIC:
         raise UnsupportedOperation(f"{setting.summary()} is bounded by its derived worst case "
-                                   "(method='tight')")
-    step = subsampled_step(setting, mechanism, epochs)
-    found = compose([step], accountant, **options)
-    details = {"method": "tight" if step.tight else "sound (not tight)",
-               "bound": step.setting["pairs"], "steps_per_epoch": setting.steps_per_epoch,
-               "epochs": epochs}
-    lower = pld.lower_end([step], options["delta"], options["epsilon"],
-                          options["discretisation"])
+                                   "(method='tight'; 'posthoc' for a group)")
+    routes = {}
+    if method is Method.TIGHT:
+        name = "tight" if setting.group == 1 else "noise split among the group's records"
+        routes[name] = lambda: _epoch_route(setting, mechanism, epochs, accountant, options)
+    if setting.group > 1 or method is Method.POSTHOC:
+        routes["posthoc"] = lambda: _named(_with_bound(posthoc_guarantee(
+            setting, mechanism, epochs, Posthoc.BEST, accountant, **options),
+            f"post-hoc group privacy (group of {setting.group}) on one record's epochs"),
+            "posthoc")
+    found = (next(iter(routes.values()))() if len(routes) == 1
+             else best_guarantee(routes, options["delta"], what="method"))
+    details = {"steps_per_epoch": setting.steps_per_epoch, "epochs": epochs}
+    if lower_end:
+        single = setting.unit_setting()[0] if setting.group > 1 else setting
+        single = replace(single, substitution=False)
+        found_lower = pld.lower_end([subsampled_step(single, mechanism, epochs)],
+                                    options["delta"], options["epsilon"],
+                                    options["discretisation"])
+        if found_lower:
+            details |= found_lower | {"lower_end": LOWER_END[
+                "group" if setting.group > 1 else
+                "substitution" if setting.substitution else "pair"]}
     kept = {k: v for k, v in found.details.items() if k != "profile"}
-    return replace(found, steps=epochs, details=details | lower | kept)
+    return replace(found, steps=epochs, details=kept | details)
+
+
+def _epoch_route(setting, mechanism: Mechanism, epochs: int, accountant: Accountant,
+                 options: dict) -> Guarantee:
+    """The derived worst case's pairs composed (a substitution: chained through its removal and
+    insertion)."""
+    step = subsampled_step(setting, mechanism, epochs)
+    if setting.substitution:
+        found = pld.chained([step], options["delta"], options["epsilon"],
+                            options["discretisation"])
+    else:
+        found = compose([step], accountant, **options)
+    tight = step.tight and not setting.substitution
+    bound = step.setting["pairs"] + ("; a substitution chained through the removal of one "
+                                     "record and the insertion of the other"
+                                     if setting.substitution else "")
+    return replace(found, details={"method": "tight" if tight else "sound (not tight)",
+                                   "bound": bound} | found.details)
+
+
+def _with_bound(guarantee: Guarantee, bound: str) -> Guarantee:
+    return replace(guarantee, details={"bound": bound} | guarantee.details)
 
 
 def calibrate(setting, mechanism: Mechanism, steps: int | None = None, *, solve_for: str,
@@ -112,8 +155,8 @@ def calibrate(setting, mechanism: Mechanism, steps: int | None = None, *, solve_
     vary = _varying(setting, mechanism, steps, solve_for)
     at_target = {"delta": delta, "epsilon": epsilon} | options
 
-    def measure(value: float) -> Guarantee:
-        return account(*vary(value), **at_target)
+    def measure(value: float, final: bool = False) -> Guarantee:
+        return account(*vary(value), **at_target, lower_end=final)
 
     sensitivity = getattr(mechanism, "sensitivity", 1.0)
     found = search.safe_value(measure, solve_for, target_epsilon=target_epsilon,
@@ -121,7 +164,7 @@ def calibrate(setting, mechanism: Mechanism, steps: int | None = None, *, solve_
                              sensitivity=sensitivity, progress=progress)
     if progress:
         progress(f"verifying {solve_for} = {show(found.value)}")
-    guarantee = measure(found.value)
+    guarantee = measure(found.value, final=True)
     if not (guarantee.epsilon <= target_epsilon if target_epsilon is not None
             else guarantee.delta <= target_delta):
         raise InternalError(f"{solve_for} = {show(found.value)} met the target once and not "
@@ -169,6 +212,12 @@ def _need_steps(steps: int | None) -> None:
                                    parameter="steps")
 
 
+LOWER_END = {
+    "pair": "a pair the epoch's pair dominates, composed the same way: the truth lies between",
+    "group": "one record's: a user may hold a single record",
+    "substitution": "one record's removal: replacing it by a record that changes no output is "
+                    "a removal"}
+"""What the lower end of an epoch-level guarantee is, by relation."""
 RELAXED = "tight (relaxed pairs)"
 """``tight``'s fallback where no exact solver applies: the relaxed or product-coupling pairs."""
 

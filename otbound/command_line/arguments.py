@@ -172,7 +172,9 @@ def _add_setting(command: argparse.ArgumentParser, account: bool = False) -> Non
                          "in the derivation file (e.g. K=16, r=0.2, q=10, N=1000)")
     command.add_argument("--rate", type=_rate, help="Poisson sampling rate r in [0, 1], as a "
                          "number or a fraction (256/60000)")
-    command.add_argument("--group", type=int, help="every pair at insertion/removal distance <= K")
+    command.add_argument("--group", type=int, help="every pair at insertion/removal distance <= K "
+                         "(epoch-level schemes: a user's K records, each allocated "
+                         "independently)")
     command.add_argument("--insertions", type=int, help="K+ inserted elements (one pair)")
     command.add_argument("--removals", type=int, help="K- removed elements (one pair)")
     command.add_argument("--batch-size", type=int, help="batch size q (--scheme wor); with "
@@ -196,7 +198,9 @@ def _add_setting(command: argparse.ArgumentParser, account: bool = False) -> Non
                          "the unit)")
     command.add_argument("--max-batch", type=int, help="truncated batch size B")
     command.add_argument("--neighbouring", choices=[n.value for n in Neighbouring],
-                         help="relation for --scheme truncated-poisson (default add-remove)")
+                         help="relation for --scheme truncated-poisson, random-allocation or "
+                              "balls-in-bins (default add-remove; replace-one: one record "
+                              "replaced by another)")
     if not account:
         command.add_argument("--method", default="tight", type=_methods,
                              help="tight (default), agnostic or posthoc; a comma-separated "

@@ -155,10 +155,12 @@ def build_setting(args: argparse.Namespace):
 
 EPOCH_SCHEMES = ("random-allocation", "balls-in-bins", "shuffle")
 """The schemes whose composition counts epochs."""
-_EPOCH_FLAGS = {"random-allocation": ("steps_per_epoch", "selected"),
-                "balls-in-bins": ("batch_size", "dataset_size"),
+_EPOCH_FLAGS = {"random-allocation": ("steps_per_epoch", "selected", "group", "neighbouring"),
+                "balls-in-bins": ("batch_size", "dataset_size", "group", "neighbouring"),
                 "shuffle": ("batch_size", "dataset_size")}
-"""The flags of each epoch-level scheme (``--selected`` is optional)."""
+"""The flags of each epoch-level scheme (the last two of random allocation's and
+balls-in-bins' are optional, and ``--selected``)."""
+_OPTIONAL = ("selected", "group", "neighbouring")
 
 
 def build_epoch_setting(args: argparse.Namespace):
@@ -173,13 +175,15 @@ def build_epoch_setting(args: argparse.Namespace):
             raise InvalidSpecification(f"--{flag.replace('_', '-')} does not apply to --scheme "
                                        f"{args.scheme} (it takes {takes})")
     for flag in own:
-        if getattr(args, flag) is None and flag != "selected":
+        if getattr(args, flag) is None and flag not in _OPTIONAL:
             raise InvalidSpecification(f"--scheme {args.scheme} needs "
                                        f"--{flag.replace('_', '-')}")
+    relation = {"group": args.group or 1, "neighbouring": args.neighbouring or "add-remove"}
     if args.scheme == "random-allocation":
-        return RandomAllocation(args.steps_per_epoch, args.selected or 1)
-    kind = BallsInBins if args.scheme == "balls-in-bins" else ShuffledBatches
-    return kind(args.batch_size, args.dataset_size)
+        return RandomAllocation(args.steps_per_epoch, args.selected or 1, **relation)
+    if args.scheme == "balls-in-bins":
+        return BallsInBins(args.batch_size, args.dataset_size, **relation)
+    return ShuffledBatches(args.batch_size, args.dataset_size)
 
 
 def epoch_level(args: argparse.Namespace) -> bool:
@@ -266,9 +270,12 @@ def check_truncated_flags(args: argparse.Namespace) -> None:
     """The flags of truncated Poisson sampling with it, and only with it."""
     truncated = args.scheme == "truncated-poisson"
     for flag in ("max_batch", "neighbouring"):
-        if not truncated and getattr(args, flag) is not None:
+        if (not truncated and getattr(args, flag) is not None
+                and flag not in _EPOCH_FLAGS.get(args.scheme, ())):
             raise InvalidSpecification(f"--{flag.replace('_', '-')} applies to "
-                                       "--scheme truncated-poisson")
+                                       "--scheme truncated-poisson"
+                                       + (", random-allocation or balls-in-bins"
+                                          if flag == "neighbouring" else ""))
     if not truncated:
         return
     for flag in ("group", "insertions", "removals", "batch_size", "substitutions"):

@@ -128,21 +128,20 @@ def account_text(args: argparse.Namespace, guarantee, setting: dict, lower=None)
     epoch = "steps_per_epoch" in details
     how = ", ".join(f"{k} {v}" for k, v in details.items()
                     if k not in ("compared", "at_floor", "method", "posthoc", "bound_used",
-                                 "steps_per_epoch", "epochs", "epsilon_lower", "delta_lower")
+                                 "steps_per_epoch", "epochs", "epsilon_lower", "delta_lower",
+                                 "lower_end", "substitution")
                     and not (epoch and k == "bound"))
     lines = [f"({epsilon}, {delta})-DP after {composed_text(guarantee)} — "
              f"{method_text(guarantee)}accountant {guarantee.accountant.value}"
              + (f" ({how})" if how else "")]
     if epoch:
-        lines.append(f"  each epoch: {details['bound']}")
+        lines.append(f"  each epoch: {details.get('bound')}")
     if "epsilon_lower" in details:
         lines.append(f"  lower end: every valid ε at δ = {args.delta:g} is at least "
-                     f"{lower_text_of(details['epsilon_lower'])} (a pair the epoch's pair "
-                     "dominates, composed the same way: the truth lies between)")
+                     f"{lower_text_of(details['epsilon_lower'])} ({details['lower_end']})")
     if "delta_lower" in details:
         lines.append(f"  lower end: every valid δ at ε = {args.epsilon:g} is at least "
-                     f"{lower_text_of(details['delta_lower'])} (a pair the epoch's pair "
-                     "dominates, composed the same way: the truth lies between)")
+                     f"{lower_text_of(details['delta_lower'])} ({details['lower_end']})")
     for name, other in guarantee.details.get("compared", {}).items():
         if "unavailable" in other:
             lines.append(f"  {name}: unavailable — {other['unavailable']}")

@@ -32,7 +32,7 @@ import numpy as np
 from otbound.choices import DEFAULT_DISCRETISATION
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.ratio_laws import RatioLaw
-from otbound.numerics.ratio_sums import ContractedSum, LogGrid, SpreadSum, repeated, with_tilts
+from otbound.numerics.ratio_sums import ContractedSum, LogGrid, SpreadSum, repeated
 from otbound.numerics.rounding import EPS, Bounds
 
 GRID_STEP = 8e-3
@@ -110,12 +110,10 @@ def spread_sum(law: RatioLaw, size: int, step: float) -> SpreadSum:
 
 
 @functools.lru_cache(maxsize=32)
-def contracted_sum(law: RatioLaw, size: int, selected: int, step: float) -> ContractedSum:
-    """``S⁻`` of ``size`` ratios, carrying the laws with up to ``selected`` tilted summands
-    (none beyond the moments for ``selected = 1``)."""
+def contracted_sum(law: RatioLaw, size: int, step: float) -> ContractedSum:
+    """``S⁻`` of ``size`` ratios on the grid of ``log size``."""
     grid = _grid(size, step)
-    leaf = ContractedSum.of(law, grid, *_span(law, grid), tilted=int(selected > 1))
-    return repeated(with_tilts(leaf, selected + 1) if selected > 1 else leaf, size)
+    return repeated(ContractedSum.of(law, grid, *_span(law, grid)), size)
 
 
 def _upper_pmf(law: RatioLaw, size: int, direction: str, discretisation: float):
@@ -139,12 +137,17 @@ def _upper_pmf(law: RatioLaw, size: int, direction: str, discretisation: float):
 
 def _lower_pmf(law: RatioLaw, steps: int, selected: int, direction: str,
                discretisation: float):
-    """The statistic pair's optimistic pmf: its losses ``log(p/q)`` rounded down (after a
+    """The dominated pair's optimistic pmf: its losses ``log(p/q)`` rounded down (after a
     margin for their rounding error), masses lowered by the margin; outcomes with an infinite
-    loss are left out (a lower bound may drop mass)."""
-    found = contracted_sum(law, steps, selected, grid_step(discretisation))
-    q = found.laws[0]
-    p = found.laws[selected] if selected > 1 else q * found.means() / steps
+    loss are left out (a lower bound may drop mass). ``k = 1``: the contracted sum, whose
+    groups have the ratio ``mean/T`` exactly; ``k > 1``: :func:`statistic_laws`."""
+    if selected == 1:
+        found = contracted_sum(law, steps, grid_step(discretisation))
+        q = found.mass
+        p, noise = q * found.means() / steps, 0.0
+    else:
+        p, q, noise = statistic_laws(law, steps, selected)
+        p, q = np.maximum(p - noise, 0.0), q + noise
     keep = (p > 0) & (q > 0)
     p, q = p[keep], q[keep]
     if direction == "add":
@@ -153,6 +156,41 @@ def _lower_pmf(law: RatioLaw, steps: int, selected: int, direction: str,
     margin = 1e-9 * (1 + np.abs(loss))
     index = np.floor((loss - margin) / discretisation).astype(np.int64)
     return _dense(index, p * (1 - ROUNDING_RELATIVE), 0.0, False, discretisation)
+
+
+STATISTIC_STEP = 2e-3
+"""Lattice step of the statistic ``g(L) = log(1 + ρL)`` (its cells are a post-processing: any
+step is sound; a finer one is tighter), coarser where the sum's lattice would exceed
+:data:`STATISTIC_POINTS`."""
+STATISTIC_POINTS = 2 ** 22
+"""Largest lattice of the statistic's sum (one FFT of this length takes about 0.3 s)."""
+
+
+@functools.lru_cache(maxsize=16)
+def statistic_laws(law: RatioLaw, steps: int, selected: int) -> tuple[np.ndarray, np.ndarray,
+                                                                    float]:
+    """``(p, q, noise)``: the laws under ``P_k`` and ``Q`` of the statistic ``Σ_t g(y_t)`` of the
+    outputs, ``g = ⌊log(1 + ρ L)/Δ⌋`` with ``ρ = k/(T − k)`` (the saddle point of ``e_k``: ``log
+    e_k(L) ≈ Σ_t log(1 + ρ L_t)`` + const, so the statistic is nearly sufficient), capped where
+    both laws have less than 1e-30 beyond. The statistic is symmetric in the steps, so its law
+    under ``P_k`` is that of ``k`` tilted summands and ``T − k`` plain ones (FFT); ``noise``
+    bounds the transform's rounding per cell (measured: the largest negative value, times
+    :data:`otbound.accounting.pld.NOISE_FACTOR`'s 4)."""
+    rho = selected / (steps - selected) if selected < steps else 1e12
+    low, high = law.reach(1e-15)
+    top = math.log1p(rho * math.exp(high))
+    lattice = max(STATISTIC_STEP, top * steps / STATISTIC_POINTS)
+    points = np.arange(1, math.ceil(top / lattice) + 1) * lattice
+    cells = law.cells(np.log(np.expm1(points) / rho))   # g's cell edges, as log L
+    q = np.concatenate([[cells.q_below], cells.q, [cells.q_above]])
+    p = np.concatenate([[cells.p_below], cells.p, [cells.p_above]])
+    size = steps * (q.size - 1) + 1
+    length = 1 << (size - 1).bit_length()
+    plain, tilted = np.fft.rfft(q, length), np.fft.rfft(p, length)
+    under_q = np.fft.irfft(plain ** steps, length)[:size]
+    under_p = np.fft.irfft(tilted ** selected * plain ** (steps - selected), length)[:size]
+    noise = 4 * max(0.0, -float(under_q.min()), -float(under_p.min())) + 1e-17
+    return np.maximum(under_p, 0.0), np.maximum(under_q, 0.0), noise
 
 
 def _dense(index: np.ndarray, probs: np.ndarray, infinity: float, pessimistic: bool,

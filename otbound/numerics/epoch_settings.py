@@ -18,28 +18,47 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.numerics.limits import show
+from otbound.choices import Neighbouring
+from otbound.engine.relations import BatchRelation
+from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
+from otbound.numerics.limits import MAX_EPOCH_GROUP, show
 
 
 @dataclass(frozen=True)
 class EpochSetting:
     """An epoch derivation's bound at ``structural`` values (``(("T", 235), ("k", 1))``) and
     values of its scheme's symbols (``(("r", 0.01),)``); ``origin`` is what a shorthand was
-    built from (shown first when it describes itself)."""
+    built from (shown first when it describes itself).
+
+    ``group``: a user holds that many records, each allocated independently (user-level DP);
+    ``substitution``: one record replaced by another, bounded through the removal of the one
+    and the insertion of the other (the derivation's two cases; any mechanism)."""
 
     derivation: object
     structural: tuple[tuple[str, int], ...]
     values: tuple[tuple[str, float], ...] = ()
     origin: dict = field(default_factory=dict, compare=False)
+    group: int = 1
+    substitution: bool = False
 
     epoch_level = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "structural", tuple((str(k), int(v))
                                                      for k, v in self.structural))
+        object.__setattr__(self, "group", _count("group", self.group, MAX_EPOCH_GROUP))
+        if (self.group > 1 or self.substitution) and self.derivation.relation is not \
+                BatchRelation.INSERTION_REMOVAL:
+            raise InvalidSpecification(f"groups and substitution are bounded through the "
+                                       f"insertion/removal of records; {self.derivation.name} "
+                                       f"is under {self.derivation.relation.value}",
+                                       parameter="group")
+        if self.group > 1 and self.substitution:
+            raise InvalidSpecification("substitution of a group is not bounded for epochs: give "
+                                       "group=1 or the insertion/removal of the group",
+                                       parameter="group")
         self.patterns()   # the scheme checks its parameters
 
     @property
@@ -53,31 +72,53 @@ class EpochSetting:
     def solved(self, mechanism) -> tuple[list, int, str, bool]:
         """``(cases, repeats, how, tight)``: every case's branches of pairs, how many times the
         step of each repeats per epoch, how they were found and whether they are the worst
-        case itself."""
+        case itself. A group of ``K`` records under Gaussian noise splits the noise among its
+        records (:func:`split_noise`): ``K`` repetitions of one record's epoch."""
         from otbound.numerics.epoch_solver import solve_epoch
 
         rate = dict(self.values).get("r")
-        found = [solve_epoch(pattern, mechanism, rate) for pattern in self.patterns().values()]
+        used = mechanism if self.group == 1 else split_noise(mechanism, self.group)
+        found = [solve_epoch(pattern, used, rate) for pattern in self.patterns().values()]
         repeats = {count for _, count, _ in found}
         if len(repeats) != 1:
             raise UnsupportedOperation("the cases of this epoch repeat their steps differently")
-        tight = all(p.tight for p in self.patterns().values())
-        return [branches for branches, _, _ in found], repeats.pop(), found[0][2], tight
+        tight = all(p.tight for p in self.patterns().values()) and self.group == 1
+        how = found[0][2] if self.group == 1 else (
+            f"{found[0][2]}, at the noise split among the group's {self.group} records (σ/√K): "
+            f"{self.group} compositions (sum queries with Gaussian noise; sound, not tight)")
+        return ([branches for branches, _, _ in found], repeats.pop() * self.group, how, tight)
+
+    def unit_setting(self) -> tuple["EpochSetting", int]:
+        """One record's setting, and the group size (post-hoc group privacy)."""
+        if self.substitution:
+            raise UnsupportedOperation("post-hoc group privacy applies to the insertion/removal "
+                                       "of records (substitution is one record)")
+        return replace(self, group=1), self.group
+
+    def swapped(self) -> "EpochSetting":
+        """Itself: its cases already hold both directions."""
+        return self
 
     def relation_key(self) -> tuple:
         """What its steps refer to: epochs compose only with epochs of the same setting."""
-        return ("epoch", self.derivation.name, self.structural, self.values)
+        return ("epoch", self.derivation.name, self.structural, self.values, self.group,
+                self.substitution)
 
     def summary(self) -> str:
         values = ", ".join(f"{k} = {v}" for k, v in self.structural + self.values)
         scheme = self.derivation.scheme_description(dict(self.structural))
-        return f"{scheme} (derivation {self.derivation.name}; {values})"
+        relation = (f", groups of {self.group} records" if self.group > 1 else "") + \
+            (", substitution of one record" if self.substitution else "")
+        return f"{scheme}{relation} (derivation {self.derivation.name}; {values})"
 
     def describe(self) -> dict:
+        unit = ("record replaced by another (a removal and an insertion, each of sensitivity "
+                "1)" if self.substitution else self.derivation.relation.unit())
         return (self.origin | {"derivation": self.derivation.name}
                 | {name: value for name, value in self.structural + self.values}
-                | {"steps_per_epoch": self.steps_per_epoch,
-                   "distance_unit": self.derivation.relation.unit()})
+                | ({"group": self.group} if self.group > 1 else {})
+                | ({"neighbouring": "replace-one"} if self.substitution else {})
+                | {"steps_per_epoch": self.steps_per_epoch, "distance_unit": unit})
 
 
 @functools.lru_cache(maxsize=64)
@@ -93,8 +134,10 @@ def _bundled(name: str):
 
 
 def epoch_setting(derivation, structural: dict, values: dict | None = None,
-                  origin: dict | None = None) -> EpochSetting:
-    """``derivation`` at ``structural`` values (any ``T``, not only those its checks enumerate)."""
+                  origin: dict | None = None, group: int = 1,
+                  substitution: bool = False) -> EpochSetting:
+    """``derivation`` at ``structural`` values (any ``T``, not only those its checks
+    enumerate)."""
     names = [p.name for p in derivation.parameters]
     if set(structural) != set(names):
         raise InvalidSpecification(
@@ -102,30 +145,62 @@ def epoch_setting(derivation, structural: dict, values: dict | None = None,
             f"{', '.join(names)}; got {', '.join(structural) or 'none'}", parameter="param")
     return EpochSetting(derivation, tuple((name, _count(name, structural[name]))
                                           for name in names),
-                        tuple(sorted((values or {}).items())), origin or {})
+                        tuple(sorted((values or {}).items())), origin or {}, group, substitution)
 
 
-def RandomAllocation(steps_per_epoch: int, selected: int = 1) -> EpochSetting:
+def RandomAllocation(steps_per_epoch: int, selected: int = 1, *, group: int = 1,
+                     neighbouring: str = "add-remove") -> EpochSetting:
     """Random allocation: every record in ``selected`` of the ``steps_per_epoch`` steps of each
     epoch, chosen uniformly and independently (dp_accounting's ``RandomAllocationDpEvent(event,
-    num_selected=k, num_steps=T)``)."""
+    num_selected=k, num_steps=T)``); ``group``: records per user, ``neighbouring``:
+    ``add-remove`` or ``replace-one``."""
     steps = _count("steps_per_epoch", steps_per_epoch)
     chosen = _count("selected", selected)
     if chosen > steps:
         raise InvalidSpecification(f"selected must be at most steps_per_epoch = {steps}, got "
                                    f"{chosen}", parameter="selected")
     return epoch_setting(_bundled("epoch-random-allocation"), {"T": steps, "k": chosen},
-                         origin={"scheme": "random-allocation"})
+                         origin={"scheme": "random-allocation"}, group=group,
+                         substitution=_substitution(neighbouring))
 
 
-def BallsInBins(batch_size: int, dataset_size: int) -> EpochSetting:
+def BallsInBins(batch_size: int, dataset_size: int, *, group: int = 1,
+                neighbouring: str = "add-remove") -> EpochSetting:
     """Balls-in-bins: every record in one uniformly random step of each epoch of
     ``⌈dataset_size / batch_size⌉`` steps, so that the expected batch size is at most
-    ``batch_size``."""
+    ``batch_size``; ``group`` and ``neighbouring`` as for :func:`RandomAllocation`."""
     sizes = _sizes(batch_size, dataset_size)
     return epoch_setting(_bundled("epoch-balls-in-bins"), {"T": _steps(*sizes)},
                          origin={"scheme": "balls-in-bins", "batch_size": sizes[0],
-                                 "dataset_size": sizes[1]})
+                                 "dataset_size": sizes[1]}, group=group,
+                         substitution=_substitution(neighbouring))
+
+
+def _substitution(neighbouring: str) -> bool:
+    """Whether the relation is the replacement of one record (else its insertion/removal)."""
+    chosen = as_choice(Neighbouring, neighbouring, "neighbouring")
+    if chosen is Neighbouring.ZERO_OUT:
+        raise InvalidSpecification("neighbouring='zero-out' is not derived for epoch-level "
+                                   "schemes: use add-remove or replace-one",
+                                   parameter="neighbouring")
+    return chosen is Neighbouring.REPLACE_ONE
+
+
+def split_noise(mechanism, group: int):
+    """The Gaussian mechanism with its noise split among ``group`` records: a sum query's noise
+    ``N(0, σ²)`` is the sum of ``K`` independent ``N(0, σ²/K)``, one per record of the group,
+    and the outputs are a function of the ``K`` records' noisy contributions, each one record's
+    random allocation at ``σ/√K`` (independent; for adaptive steps by the concurrent
+    composition of interactive mechanisms, Vadhan & Zhang 2023). Other noise has no such
+    split: the group is bounded post hoc (``method='posthoc'``)."""
+    from otbound.numerics.mechanisms import AdditiveNoise, gaussian
+
+    if not (isinstance(mechanism, AdditiveNoise) and mechanism.family.name == "gaussian"):
+        raise UnsupportedOperation(
+            f"a group of {group} records under random allocation is bounded by splitting "
+            f"Gaussian noise among its records; the {mechanism.name} mechanism has no such "
+            "bound: use method='posthoc' (group privacy after one record's epoch)")
+    return gaussian(mechanism.scale / math.sqrt(group), mechanism.sensitivity)
 
 
 def ShuffledBatches(batch_size: int, dataset_size: int) -> EpochSetting:
@@ -149,11 +224,14 @@ def _steps(batch_size: int, dataset_size: int) -> int:
     return -(-dataset_size // batch_size)
 
 
-def _count(name: str, value) -> int:
+def _count(name: str, value, largest: int | None = None) -> int:
     if (isinstance(value, bool) or not isinstance(value, (int, float))
             or not math.isfinite(float(value)) or not float(value).is_integer() or value < 1):
         raise InvalidSpecification(f"{name} must be an integer >= 1, got {show(value)}",
                                    parameter=name)
+    if largest is not None and value > largest:
+        raise InvalidSpecification(f"{name} must be an integer in [1, {largest}], got "
+                                   f"{show(value)}", parameter=name)
     return int(value)
 
 

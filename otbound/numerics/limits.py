@@ -10,6 +10,9 @@ MAX_GROUP = 512
 ``K + 2`` mixture components each, so the cost grows as K² (measured on 2 cores: ``account
 --group 256 --steps 1000`` in 8–11 s, the tight RDP curve at K = 256 in 2.5–3.7 s)."""
 
+MAX_EPOCH_GROUP = 256
+"""Records per user under an epoch-level scheme (each allocated independently)."""
+
 MAX_SUBSTITUTIONS = 32
 """Largest number of substitutions without replacement: beyond the table of bundled bounds
 (K ≤ 8) the engine derives the bound, in time growing steeply with K."""

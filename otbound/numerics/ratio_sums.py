@@ -12,9 +12,7 @@ convex order, ``S⁻ ≤_cx S ≤_cx S⁺``, which bounds every such ``E[φ(S)]`
   2007, Thm. 3.A.12). Its losses lie on the grid exactly.
 * :class:`ContractedSum` (``S⁻``): values are grouped and each group replaced by its mean (a
   conditional expectation, which only lowers ``E[φ]``); the masses and the first moments of the
-  groups are carried exactly. The grouping is a fixed function of the summands' cells, so the
-  groups are also a *statistic* of the outputs; with ``laws`` it carries the statistic's law
-  when ``j`` of the summands are tilted (the lower bound of random allocation of ``k > 1``).
+  groups are carried exactly.
 
 Both errors are of second order in the grid step: a spread or a grouping changes ``S`` by a
 fraction of a step with mean zero, so ``E[φ]`` moves by the square of it.
@@ -30,7 +28,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -211,82 +209,66 @@ class SpreadSum:
 @dataclass(frozen=True)
 class ContractedSum:
     """``S⁻``: groups of outcomes at the grid points ``offset …`` (a point's group lies within
-    about a step of it), each with its mass ``laws[0]`` and its first moment ``moment`` (in
-    units of the point's value: the group's mean is ``value · moment/mass``); ``laws[j]``
-    (``j ≥ 1``) is the group's mass when ``j`` of the ``count`` summands, chosen uniformly, have
-    the tilted law (``P₁``'s)."""
+    about a step of it), each with its mass and its first moment ``moment`` (in units of the
+    point's value: the group's mean is ``value · moment/mass``). ``count`` summands."""
 
     grid: LogGrid
     offset: int
-    laws: np.ndarray
+    mass: np.ndarray
     moment: np.ndarray
     count: int
 
     def plus(self, other: "ContractedSum") -> "ContractedSum":
         """The groups of the sum: a pair's group is fixed by the two groups' points and the shift
-        of their offset; masses and moments add up exactly, and a tilted law is the
-        hypergeometric mixture of where the tilted summands fall."""
+        of their offset; masses and moments add up exactly."""
         step, base = self.grid.step, min(self.offset, other.offset)
-        top = max(self.offset + self.moment.size, other.offset + other.moment.size)
+        top = max(self.offset + self.mass.size, other.offset + other.mass.size)
         size = top - base + math.ceil(math.log(2) / step) + 3
-        tilts = self.laws.shape[0]
-        if other.laws.shape[0] != tilts:
-            raise ValueError("add sums that carry the same number of tilted laws")
-        laws, moment = np.zeros((tilts, size)), np.zeros(size)
-        weights = _hypergeometric(self.count, other.count, tilts)
-        for x, y, skip, flip in ((self, other, False, False), (other, self, True, True)):
-            kappa, first, last = _pairings(x.offset, x.moment.size, y.offset, step, skip)
+        mass, moment = np.zeros(size), np.zeros(size)
+        for x, y, skip in ((self, other, False), (other, self, True)):
+            kappa, first, last = _pairings(x.offset, x.mass.size, y.offset, step, skip)
             if kappa.size == 0:
                 continue
-            size = x.moment.size
+            count = x.mass.size
             at = x.offset - base + kappa
-            windows = [_Windows(law, size).windows(first, last, size) for law in y.laws]
-            exponent = np.minimum(step * (y.offset - x.offset - np.arange(size)), 700.0)
-            far = (_Windows(y.moment * np.exp(step * np.arange(y.moment.size)), size)
-                   .windows(first, last, size) * np.exp(exponent) * np.exp(-step * kappa)[:, None])
-            _deposit(moment, x.moment * np.exp(-step * kappa)[:, None] * windows[0]
-                     + x.laws[0] * far, at)
-            for j in range(tilts):
-                found = sum(weights[j][j_y if flip else j - j_y] * x.laws[j - j_y] * windows[j_y]
-                            for j_y in range(j + 1)
-                            if weights[j][j_y if flip else j - j_y])
-                if not isinstance(found, int):
-                    _deposit(laws[j], found, at)
-        return ContractedSum(self.grid, base, laws, moment,
+            near = _Windows(y.mass, count).windows(first, last, count)
+            shrink = np.exp(-step * kappa)[:, None]   # units of the point u + κ
+            exponent = np.minimum(step * (y.offset - x.offset - np.arange(count)), 700.0)
+            far = (_Windows(y.moment * np.exp(step * np.arange(y.mass.size)), count)
+                   .windows(first, last, count) * np.exp(exponent) * shrink)
+            _deposit(mass, x.mass * near, at)
+            _deposit(moment, x.moment * shrink * near + x.mass * far, at)
+        return ContractedSum(self.grid, base, mass, moment,
                              self.count + other.count).regrouped()
 
     def regrouped(self) -> "ContractedSum":
-        """Each group moved to the grid point nearest its mean (under ``Q``), groups meeting
-        there merged (coarser groups: still a contraction, and still a statistic), and the
-        groups at either end holding less than :data:`TAIL` under every law left out (a lower
-        bound may drop mass)."""
-        mass = self.laws[0]
-        present = np.flatnonzero(mass > 0)
+        """Each group moved to the grid point nearest its mean, groups meeting there merged
+        (coarser groups: still a contraction), and the groups at either end holding less than
+        :data:`TAIL` left out (a lower bound may drop mass)."""
+        present = np.flatnonzero(self.mass > 0)
         if present.size == 0:
             return self
-        shift = np.rint(np.log(self.moment[present] / mass[present]) / self.grid.step)
+        shift = np.rint(np.log(self.moment[present] / self.mass[present]) / self.grid.step)
         target = present + shift.astype(np.int64)
         low = int(target.min())
         size = int(target.max()) - low + 1
-        laws = np.stack([np.bincount(target - low, weights=law[present], minlength=size)
-                         for law in self.laws])
+        mass = np.bincount(target - low, weights=self.mass[present], minlength=size)
         moment = np.bincount(target - low, weights=self.moment[present]
                              * np.exp(-self.grid.step * shift), minlength=size)
-        first, last = _trim_bounds(laws.max(axis=0))
-        return ContractedSum(self.grid, self.offset + low + first, laws[:, first:last],
+        first, last = _trim_bounds(mass)
+        return ContractedSum(self.grid, self.offset + low + first, mass[first:last],
                              moment[first:last], self.count)
 
     def means(self) -> np.ndarray:
         """Each group's mean (``0`` for an empty one)."""
-        mass = self.laws[0]
-        return np.where(mass > 0, self.grid.values(self.offset, mass.size)
-                        * self.moment / np.where(mass > 0, mass, 1.0), 0.0)
+        filled = self.mass > 0
+        return np.where(filled, self.grid.values(self.offset, self.mass.size)
+                        * self.moment / np.where(filled, self.mass, 1.0), 0.0)
 
     @staticmethod
-    def of(law: RatioLaw, grid: LogGrid, low: int, high: int, tilted: int = 0) -> "ContractedSum":
+    def of(law: RatioLaw, grid: LogGrid, low: int, high: int) -> "ContractedSum":
         """One summand grouped by the cells ``(x_j, x_{j+1}]`` of ``low … high`` (below and above
-        them into the end cells), each group at its cell's lower point; with ``tilted``, also
-        its law when tilted (``laws[1]``, ``P₁``'s masses)."""
+        them into the end cells), each group at its cell's lower point."""
         values = grid.values(low, high - low + 1)
         cells = law.cells(np.log(values))
         q, p = cells.q.copy(), cells.p.copy()
@@ -294,17 +276,7 @@ class ContractedSum:
         p[0] += cells.p_below
         q[-1] += cells.q_above
         p[-1] += cells.p_above
-        laws = np.stack([q, p] if tilted else [q])
-        return ContractedSum(grid, low, laws, p / values[:-1], 1).regrouped()
-
-
-def _hypergeometric(first: int, second: int, tilts: int) -> list[list[float]]:
-    """``w[j][i] = C(first, i) C(second, j − i) / C(first + second, j)``: where ``j`` tilted
-    summands among the two parts fall."""
-    total = first + second
-    return [[math.comb(first, i) * math.comb(second, j - i) / math.comb(total, j)
-             if 0 <= j - i <= second and i <= first else 0.0 for i in range(j + 1)]
-            for j in range(tilts)]
+        return ContractedSum(grid, low, q, p / values[:-1], 1).regrouped()
 
 
 def _trim_bounds(mass: np.ndarray) -> tuple[int, int]:
@@ -339,13 +311,3 @@ def cells_between(below: np.ndarray, above: np.ndarray) -> np.ndarray:
     (``below``) and the survival function (``above``) there, each difference taken on the side
     of the nearer tail (no cancellation in either tail)."""
     return np.where(below[1:] <= 0.5, below[1:] - below[:-1], above[:-1] - above[1:])
-
-
-def with_tilts(item: ContractedSum, tilts: int) -> ContractedSum:
-    """``item`` carrying ``tilts`` laws (``laws[0] … laws[tilts − 1]``; a summand's laws beyond
-    its own tilt are zero)."""
-    rows = item.laws.shape[0]
-    if rows >= tilts:
-        return replace(item, laws=item.laws[:tilts])
-    return replace(item, laws=np.vstack([item.laws, np.zeros((tilts - rows,
-                                                              item.laws.shape[1]))]))

@@ -201,10 +201,12 @@ def one_step_chart(results: Sequence[dict], quantity: Quantity) -> Chart:
 
 def account_chart(curves: dict[str, tuple[Sequence[int], Sequence[float]]], setting: dict,
                   delta: float | None, epsilon: float | None) -> Chart:
-    """``account`` over the number of steps: ε at the given δ (or δ at the given ε), one line per
-    accountant (``curves``: name → (steps, values))."""
+    """``account`` over the number of steps (of epochs, for an epoch-level setting): ε at the
+    given δ (or δ at the given ε), one line per accountant (``curves``: name → (steps,
+    values))."""
     ylabel = f"ε at δ = {delta:g}" if delta is not None else f"δ at ε = {epsilon:g}"
     series = tuple(Series(name, tuple(map(float, steps)), tuple(values), colour=i, style=i)
                    for i, (name, (steps, values)) in enumerate(curves.items()))
-    return Chart((Panel(series, "steps T", ylabel),),
-                 f"composition over steps: {setting_title(setting)}")
+    unit = "epochs E" if "steps_per_epoch" in setting else "steps T"
+    return Chart((Panel(series, unit, ylabel),),
+                 f"composition over {unit.split()[0]}: {setting_title(setting)}")
