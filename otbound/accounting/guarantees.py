@@ -21,6 +21,7 @@ from otbound.accounting.accountant import Guarantee, best_guarantee, check_targe
 from otbound.accounting.posthoc import posthoc_guarantee
 from otbound.accounting.profiles import profile_guarantee
 from otbound.accounting.steps import alternative_steps, subsampled_step
+from otbound.accounting.substitution import chained
 from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc
 from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation, as_choice
 from otbound.numerics.derived import as_setting
@@ -81,9 +82,9 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
 
 def _epochs(setting, mechanism: Mechanism, epochs: int, method: Method, accountant: Accountant,
             options: dict, lower_end: bool) -> Guarantee:
-    """``epochs`` epochs of an epoch-level setting: its worst case's pairs composed (upper);
-    a substitution through its removal and insertion (:func:`pld.chained`); a group the best
-    of splitting Gaussian noise among its records and post-hoc group privacy. Where the pairs
+    """``epochs`` epochs of an epoch-level setting: its worst case's pairs composed (upper); a
+    substitution through its removal and insertion (:func:`.substitution.chained`); a group the
+    best of splitting Gaussian noise among its records and post-hoc group privacy. Where the pairs
     have one, a pair they dominate composed the same way gives the lower end
     (``epsilon_lower`` or ``delta_lower`` in the details; for a group or a substitution, that
     of one record's insertion/removal, which they include)."""
@@ -123,8 +124,8 @@ def _epoch_route(setting, mechanism: Mechanism, epochs: int, accountant: Account
     insertion)."""
     step = subsampled_step(setting, mechanism, epochs)
     if setting.substitution:
-        found = pld.chained([step], options["delta"], options["epsilon"],
-                            options["discretisation"])
+        found = chained([step], options["delta"], options["epsilon"],
+                        options["discretisation"])
     else:
         found = compose([step], accountant, **options)
     tight = step.tight and not setting.substitution

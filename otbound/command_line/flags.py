@@ -178,7 +178,8 @@ def build_epoch_setting(args: argparse.Namespace):
         if getattr(args, flag) is None and flag not in _OPTIONAL:
             raise InvalidSpecification(f"--scheme {args.scheme} needs "
                                        f"--{flag.replace('_', '-')}")
-    relation = {"group": args.group or 1, "neighbouring": args.neighbouring or "add-remove"}
+    relation = {"group": 1 if args.group is None else args.group,
+                "neighbouring": args.neighbouring or "add-remove"}
     if args.scheme == "random-allocation":
         return RandomAllocation(args.steps_per_epoch, args.selected or 1, **relation)
     if args.scheme == "balls-in-bins":

@@ -225,7 +225,7 @@ class EpochCaseReport:
                 "instances_note": None, "N_range": None,
                 "marginal_mismatch": None if self.valid else "a component's law differs",
                 "d_compatible": self.d_compatible,
-                "d_compatible_scope": (f"every T, by the coupling's construction; exact on the "
+                "d_compatible_scope": ("every T, by the coupling's construction; exact on the "
                                        "instances" if self.d_compatible else None),
                 "d_compatibility_violation": (None if self.within_pattern else
                                               "a per-step distance exceeds the pattern's"),

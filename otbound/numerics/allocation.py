@@ -16,9 +16,9 @@ For ``k > 1`` the upper pair is the hidden-partition bound: a uniform ``k``-subs
 partition of ``[T]`` into ``k`` blocks of ``⌊T/k⌋`` or ``⌈T/k⌉`` steps with one step drawn in each
 (the law of the set is invariant under permutations of ``[T]``, so it is uniform); joint convexity
 over the partition bounds ``P_k`` by the ``k`` blocks' one-of-``m`` allocations composed. The
-lower pair is exact for a statistic of the outputs (the grouped sum of the ``L_t``), whose law
-under ``P_k`` the contracted sums carry: its divergence is at most the truth's (data processing).
-The two bracket the truth; the gap is the reduction's looseness, shown rather than hidden.
+lower pair is the pair of laws of a nearly sufficient statistic of the outputs
+(:func:`statistic_laws`): its divergence is at most the truth's (data processing). The two
+bracket the truth; the gap is the reduction's looseness, shown rather than hidden.
 """
 
 from __future__ import annotations
@@ -36,10 +36,11 @@ from otbound.numerics.ratio_sums import ContractedSum, LogGrid, SpreadSum, repea
 from otbound.numerics.rounding import EPS, Bounds
 
 GRID_STEP = 8e-3
-"""Step of the grid of ``log S`` (natural logarithm), rounded to a multiple of the PLD's
-discretisation so that the upper pair's losses lie on the PLD's grid exactly. The convex-order
-bounds err by the square of it, the time grows as its inverse square (measured at ``T = 235``,
-``σ = 1``, ten epochs, δ = 1e-5: ε bracketed within 0.27 % at this step, 0.14 % at 5e-3)."""
+"""Largest step of the grid of ``log S`` (natural logarithm; :func:`grid_step` takes a finer one
+where the losses are small), rounded to a multiple of the PLD's discretisation so that the upper
+pair's losses lie on the PLD's grid exactly. The convex-order bounds err by the square of the
+step, the time grows as its inverse square (measured at ``T = 235``, ``σ = 1``, ten epochs,
+δ = 1e-5: ε bracketed within 0.27 % at this step, 0.14 % at 5e-3)."""
 ROUNDING_RELATIVE, ROUNDING_FLOOR = 1e-9, 1e-15
 """Margins for the floating-point sums (their relative error is below 1e-12 on these grids):
 the upper pair's masses are raised by them, the lower pair's lowered."""
@@ -85,9 +86,17 @@ class Allocation:
         return _lower_pmf(self.law, self.steps, self.selected, direction, discretisation)
 
 
-def grid_step(discretisation: float) -> float:
-    """:data:`GRID_STEP` rounded to a whole multiple of ``discretisation``."""
-    return discretisation * max(1, round(GRID_STEP / discretisation))
+def grid_step(law: RatioLaw, size: int, discretisation: float) -> float:
+    """:data:`GRID_STEP`, or a tenth of the spread of ``log S`` (``√(Var L/size)``) where that
+    is finer (large noise: small losses, which the grid must resolve as well as large ones; the
+    cost stays that of a grid of a few hundred points), as a whole multiple of
+    ``discretisation`` (at least one)."""
+    low, high = law.reach(1e-12)
+    grid = np.linspace(low, high, 2001)
+    cells = law.cells(grid)
+    variance = max(float(cells.p @ np.exp(grid[1:])) - 1.0, 0.0)   # E_Q[L²] − 1, roughly
+    wanted = min(GRID_STEP, math.sqrt(variance / size) / 10)
+    return discretisation * max(1, round(wanted / discretisation))
 
 
 def _grid(size: int, step: float) -> LogGrid:
@@ -120,7 +129,7 @@ def _upper_pmf(law: RatioLaw, size: int, direction: str, discretisation: float):
     """One-of-``size`` allocation's spread pair as a pessimistic pmf: its losses are whole grid
     steps, so they lie on the PLD's grid; the mass carried to ``S = ∞`` (removal) or at
     ``S = 0`` (insertion) is at infinite loss."""
-    step = grid_step(discretisation)
+    step = grid_step(law, size, discretisation)
     found = spread_sum(law, size, step)
     ratio = found.values() / size
     per = round(step / discretisation)
@@ -142,7 +151,7 @@ def _lower_pmf(law: RatioLaw, steps: int, selected: int, direction: str,
     loss are left out (a lower bound may drop mass). ``k = 1``: the contracted sum, whose
     groups have the ratio ``mean/T`` exactly; ``k > 1``: :func:`statistic_laws`."""
     if selected == 1:
-        found = contracted_sum(law, steps, grid_step(discretisation))
+        found = contracted_sum(law, steps, grid_step(law, steps, discretisation))
         q = found.mass
         p, noise = q * found.means() / steps, 0.0
     else:
@@ -166,7 +175,7 @@ STATISTIC_POINTS = 2 ** 22
 """Largest lattice of the statistic's sum (one FFT of this length takes about 0.3 s)."""
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=4)
 def statistic_laws(law: RatioLaw, steps: int, selected: int) -> tuple[np.ndarray, np.ndarray,
                                                                     float]:
     """``(p, q, noise)``: the laws under ``P_k`` and ``Q`` of the statistic ``Σ_t g(y_t)`` of the
@@ -261,13 +270,7 @@ class EpochPair:
 
     def log_psi_curve(self, alphas):
         raise UnsupportedOperation("the Rényi divergence of a random-allocation epoch is not "
-                                   "bounded yet: use the PLD accountant (accountant='pld' or "
-                                   "'best')")
-
-    def describe(self) -> str:
-        epoch = self.epoch
-        return (f"random allocation of {epoch.selected} of {epoch.steps} steps, "
-                f"{'removal' if self.direction == 'remove' else 'insertion'}: {epoch.law.source}")
+                                   "bounded yet: use accountant='pld' (or accountant='best')")
 
 
 @functools.lru_cache(maxsize=64)

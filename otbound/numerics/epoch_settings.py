@@ -56,8 +56,9 @@ class EpochSetting:
                                        f"is under {self.derivation.relation.value}",
                                        parameter="group")
         if self.group > 1 and self.substitution:
-            raise InvalidSpecification("substitution of a group is not bounded for epochs: give "
-                                       "group=1 or the insertion/removal of the group",
+            raise InvalidSpecification("a user's records cannot be replaced as one under an "
+                                       "epoch-level scheme: give group=1 with "
+                                       "neighbouring='replace-one', or neighbouring='add-remove'",
                                        parameter="group")
         self.patterns()   # the scheme checks its parameters
 
@@ -193,14 +194,16 @@ def split_noise(mechanism, group: int):
     random allocation at ``σ/√K`` (independent; for adaptive steps by the concurrent
     composition of interactive mechanisms, Vadhan & Zhang 2023). Other noise has no such
     split: the group is bounded post hoc (``method='posthoc'``)."""
-    from otbound.numerics.mechanisms import AdditiveNoise, gaussian
+    from otbound.numerics.mechanisms import AdditiveNoise
 
-    if not (isinstance(mechanism, AdditiveNoise) and mechanism.family.name == "gaussian"):
+    split = getattr(getattr(mechanism, "family", None), "split_scale", None)
+    scale = split(mechanism.scale, group) if split else None
+    if scale is None:
         raise UnsupportedOperation(
             f"a group of {group} records under random allocation is bounded by splitting "
             f"Gaussian noise among its records; the {mechanism.name} mechanism has no such "
             "bound: use method='posthoc' (group privacy after one record's epoch)")
-    return gaussian(mechanism.scale / math.sqrt(group), mechanism.sensitivity)
+    return AdditiveNoise(scale, mechanism.sensitivity, mechanism.family)
 
 
 def ShuffledBatches(batch_size: int, dataset_size: int) -> EpochSetting:

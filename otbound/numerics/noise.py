@@ -95,6 +95,12 @@ class NoiseFamily(ABC):
         the family has no closed form for it."""
         return None
 
+    def split_scale(self, scale: float, parts: int) -> float | None:
+        """The scale of each of ``parts`` independent copies of this noise whose sum is this
+        noise at ``scale`` (``None`` when their sum is not of this family): how a sum query's
+        noise splits among a group's records."""
+        return None
+
     def shift_ratio_law(self, scale: float):
         """The law of the likelihood ratio of ``D(1; s)`` against ``D(0; s)``
         (:class:`otbound.numerics.ratio_laws.RatioLaw`), what epoch-level sampling sums; ``None``

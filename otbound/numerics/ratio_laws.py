@@ -78,21 +78,30 @@ class RatioLaw:
 
     def reach(self, tail: float) -> tuple[float, float]:
         """An interval of ``log L`` outside which both laws have mass below ``tail`` on each
-        side (the support, where it is bounded)."""
-        low, high = self.low, self.high
-        if math.isfinite(low) and math.isfinite(high):
-            return low, high
-        probe = np.linspace(-1.0, 1.0, 3)
-        span = 1.0
-        while True:
-            grid = probe * span
-            cells = self.cells(np.array([grid[0], grid[-1]]))
-            if max(cells.q_below, cells.p_below) <= tail and max(cells.q_above,
-                                                                cells.p_above) <= tail:
-                return max(low, grid[0]), min(high, grid[-1])
-            span *= 1.5
-            if span > 1e6:
-                raise UnsupportedOperation("the likelihood ratio of one step has no usable range")
+        side (within the support; within a factor 2 of the shortest, found by doubling and
+        halving from the scale 1)."""
+        def outside(edge: float, side: int) -> float:
+            cells = self.cells(np.array([edge, edge + 1.0]) if side < 0
+                               else np.array([edge - 1.0, edge]))
+            return (max(cells.q_below, cells.p_below) if side < 0
+                    else max(cells.q_above, cells.p_above))
+
+        found = []
+        for side, bound in ((-1, self.low), (1, self.high)):
+            if math.isfinite(bound):
+                found.append(bound)
+                continue
+            centre = -side * 0.0
+            span = 1.0
+            while outside(centre + side * span, side) > tail:
+                span *= 2
+                if span > 1e6:
+                    raise UnsupportedOperation("the likelihood ratio of one step has no usable "
+                                               "range")
+            while span > 1e-9 and outside(centre + side * span / 2, side) <= tail:
+                span /= 2
+            found.append(centre + side * span)
+        return found[0], found[1]
 
 
 def gaussian_law(noise_multiplier: float) -> RatioLaw:

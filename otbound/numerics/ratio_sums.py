@@ -203,7 +203,7 @@ class SpreadSum:
         mass[0] += lifted
         mass[-1] += cells.q_above
         return SpreadSum(grid, low, mass, cells.q_below - lifted,
-                         max(cells.p_above - cells.q_above * values[-1], 0.0), 1)
+                         max(cells.p_above - cells.q_above * values[-1], 0.0), 1).trimmed()
 
 
 @dataclass(frozen=True)
@@ -248,7 +248,11 @@ class ContractedSum:
         present = np.flatnonzero(self.mass > 0)
         if present.size == 0:
             return self
-        shift = np.rint(np.log(self.moment[present] / self.mass[present]) / self.grid.step)
+        moment = self.moment[present]
+        # a group whose moment underflowed stays where it is (its moment, only ever too small,
+        # makes the lower bound only lower)
+        ratio = np.where(moment > 0, moment, self.mass[present]) / self.mass[present]
+        shift = np.rint(np.log(ratio) / self.grid.step)
         target = present + shift.astype(np.int64)
         low = int(target.min())
         size = int(target.max()) - low + 1

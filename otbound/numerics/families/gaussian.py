@@ -65,6 +65,10 @@ class Gaussian(NoiseFamily):
     def survival_mp(self, x):
         return mp.erfc(x / mp.sqrt(2)) / 2
 
+    def split_scale(self, scale, parts):
+        """``N(0, σ²)`` is the sum of ``K`` independent ``N(0, σ²/K)``."""
+        return scale / math.sqrt(parts)
+
     def shift_ratio_law(self, scale):
         from otbound.numerics.ratio_laws import gaussian_law
 
