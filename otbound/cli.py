@@ -244,9 +244,10 @@ def _plot_account(args: argparse.Namespace, setting, mechanism: Mechanism, optio
 
     step = subsampled_step(as_setting(setting), mechanism, args.steps)
     counts = steps_grid(args.steps)
+    per = step.count // args.steps   # steps of the pairs per count (T for Poisson epochs)
     options = {k: v for k, v in options.items() if k not in ("method", "accountant", "posthoc")}
-    curves = account_over_steps(step, counts, Accountant(args.accountant), progress=progress,
-                                **options)
+    curves = account_over_steps(step, [count * per for count in counts],
+                                Accountant(args.accountant), progress=progress, **options)
     write(account_chart({name: (counts, values) for name, values in curves.items()},
                         step.setting, args.delta, args.epsilon), args.plot)
 

@@ -60,7 +60,8 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
                "discretisation": discretisation}
     setting = as_setting(setting)
     if setting.epoch_level:
-        return _epochs(setting, mechanism, steps, method, accountant, options, lower_end)
+        return _epochs(setting, mechanism, steps, method, posthoc, accountant, options,
+                       lower_end)
     step = subsampled_step(setting, mechanism, steps)   # checks the inputs, even if unused
     if method is Method.AGNOSTIC:
         return _named(profile_guarantee(setting, mechanism, Method.AGNOSTIC, steps, accountant,
@@ -80,8 +81,8 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
     return best_guarantee(alternatives, delta, what="method")
 
 
-def _epochs(setting, mechanism: Mechanism, epochs: int, method: Method, accountant: Accountant,
-            options: dict, lower_end: bool) -> Guarantee:
+def _epochs(setting, mechanism: Mechanism, epochs: int, method: Method, posthoc: Posthoc,
+            accountant: Accountant, options: dict, lower_end: bool) -> Guarantee:
     """``epochs`` epochs of an epoch-level setting: its worst case's pairs composed (upper); a
     substitution through its removal and insertion (:func:`.substitution.chained`); a group the
     best of splitting Gaussian noise among its records and post-hoc group privacy. Where the pairs
@@ -98,7 +99,7 @@ def _epochs(setting, mechanism: Mechanism, epochs: int, method: Method, accounta
         routes[name] = lambda: _epoch_route(setting, mechanism, epochs, accountant, options)
     if setting.group > 1 or method is Method.POSTHOC:
         routes["posthoc"] = lambda: _named(_with_bound(posthoc_guarantee(
-            setting, mechanism, epochs, Posthoc.BEST, accountant, **options),
+            setting, mechanism, epochs, posthoc, accountant, **options),
             f"post-hoc group privacy (group of {setting.group}) on one record's epochs"),
             "posthoc")
     found = (next(iter(routes.values()))() if len(routes) == 1

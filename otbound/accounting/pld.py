@@ -129,11 +129,12 @@ def lower_end(steps: list[Step], delta: float | None, epsilon: float | None,
             found = pmf if found is None else found.compose(pmf, TRUNCATION)
         composed.append(found)
     # dp_accounting adds the truncated mass (≤ TRUNCATION per composition) to infinity even
-    # when it rounds down, and its FFT leaves noise: both are taken off the lower end
+    # when it rounds down, and its FFT leaves noise: both are taken off the lower end; its
+    # inversion is exact for the pmf but for rounding, which a relative margin covers
     slack = 2 * TRUNCATION * len(steps) + max(composition_noise_of(pmf) for pmf in composed)
     if delta is not None:
-        return {"epsilon_lower": max(0.0, max(float(pmf.get_epsilon_for_delta(delta + slack))
-                                              for pmf in composed))}
+        found = max(float(pmf.get_epsilon_for_delta(delta + slack)) for pmf in composed)
+        return {"epsilon_lower": max(0.0, found * (1 - ROUNDING_RELATIVE) - ROUNDING_FLOOR)}
     return {"delta_lower": max(0.0, max(float(pmf.get_delta_for_epsilon(epsilon))
                                         for pmf in composed) - slack)}
 
