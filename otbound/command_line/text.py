@@ -17,7 +17,8 @@ def print_evaluation(result: dict, quantity: Quantity) -> None:
     from otbound.numerics.rounding import upper_text
 
     inputs, outputs = quantity.axis, quantity.output
-    print(f"{quantity.name} of one step — method {result['method']}; "
+    unit = "epoch" if "steps_per_epoch" in result["setting"] else "step"
+    print(f"{quantity.name} of one {unit} — method {result['method']}; "
           + setting_text(result["setting"]))
     if "pairs" in result:
         print(f"dominating pairs: {result['pairs']}")

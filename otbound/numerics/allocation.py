@@ -270,7 +270,8 @@ class EpochPair:
 
     def log_psi_curve(self, alphas):
         raise UnsupportedOperation("the Rényi divergence of a random-allocation epoch is not "
-                                   "bounded yet: use accountant='pld' (or accountant='best')")
+                                   "bounded yet; its δ(ε) is (adp), and so is its composition "
+                                   "by the PLD accountant (accountant='pld' or 'best')")
 
 
 @functools.lru_cache(maxsize=64)

@@ -114,6 +114,8 @@ def explain(setting, mechanism: Mechanism, method: Method | str, quantity: Quant
     from otbound.numerics.derived import as_setting
 
     method, setting = as_choice(Method, method, "method"), as_setting(setting)
+    if setting.epoch_level:
+        return setting.solved(mechanism)[2]
     if method is Method.AGNOSTIC:
         return AGNOSTIC
     if method is Method.POSTHOC:
