@@ -240,3 +240,29 @@ def test_best_accountant_reports_the_smaller_sound_answer():
     with mp.workdps(60):
         exact = mp.findroot(lambda e: mp.log(gaussian_delta(10.0, e)) - mp.log(1e-12), 120)
     assert 119 < exact < 120 and at_least(both.epsilon, exact)
+
+
+@pytest.mark.parametrize("target, message", [
+    (["--target-epsilon", "inf", "--delta", "1e-6"], "--target-epsilon must be in [0, 1000]"),
+    (["--target-epsilon", "nan", "--delta", "1e-6"], "--target-epsilon must be in [0, 1000]"),
+    (["--target-epsilon", "-1", "--delta", "1e-6"], "--target-epsilon must be in [0, 1000]"),
+    (["--target-delta", "inf", "--epsilon", "1"], "--target-delta must be in (0, 1)"),
+    (["--target-delta", "nan", "--epsilon", "1"], "--target-delta must be in (0, 1)"),
+    (["--target-delta", "2", "--epsilon", "1"], "--target-delta must be in (0, 1)"),
+])
+def test_calibration_targets_out_of_range_are_refused_by_name(capsys, target, message):
+    """Issue 43: an infinite target ended in an internal error (math domain error), NaN or an
+    out-of-range one in 'the target cannot be met'."""
+    code, _, err = run_cli(capsys, "calibrate", "--scheme", "poisson", "--rate", "0.01",
+                           "--mechanism", "gaussian", "--steps", "100", "--solve-for", "sigma",
+                           *target)
+    assert_one_line_error(code, err, message)
+
+
+def test_an_unreachable_epoch_calibration_is_refused_not_an_internal_error(capsys):
+    """Issue 43: a legal balls-in-bins calibration to ε = 1e-6 ended in a math domain error."""
+    code, _, err = run_cli(capsys, "calibrate", "--scheme", "balls-in-bins", "--batch-size",
+                           "100", "--dataset-size", "500", "--epochs", "2", "--mechanism",
+                           "gaussian", "--solve-for", "sigma", "--target-epsilon", "1e-6",
+                           "--delta", "1e-5")
+    assert_one_line_error(code, err, "the target cannot be met")

@@ -27,7 +27,7 @@ from otbound.errors import InternalError, InvalidSpecification, UnsupportedOpera
 from otbound.numerics.derived import as_setting
 from otbound.numerics.epoch_settings import check_epochs
 from otbound.numerics.families import FAMILIES
-from otbound.numerics.limits import show
+from otbound.numerics.limits import MAX_EPSILON, show
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism
 
 NOISE = {family.parameter: family.name for family in FAMILIES.values()}
@@ -181,6 +181,12 @@ def _check_target(target_epsilon, delta, target_delta, epsilon) -> None:
                 and target_epsilon is None and delta is None)):
         raise InvalidSpecification("give target_epsilon with delta, or target_delta with "
                                    "epsilon", parameter="target_epsilon")
+    if target_epsilon is not None and not 0 <= target_epsilon <= MAX_EPSILON:   # NaN too
+        raise InvalidSpecification(f"target_epsilon must be in [0, {MAX_EPSILON:g}], got "
+                                   f"{show(target_epsilon)}", parameter="target_epsilon")
+    if target_delta is not None and not 0 < target_delta < 1:
+        raise InvalidSpecification(f"target_delta must be in (0, 1), got {show(target_delta)}",
+                                   parameter="target_delta")
 
 
 def _varying(setting, mechanism: Mechanism, steps: int | None, solve_for: str

@@ -126,14 +126,19 @@ def _numbers(flag: str):
 
 
 def _rate(text: str) -> float:
-    """A rate as a number (``0.01``) or an exact fraction (``256/60000``: the nearest double)."""
+    """A rate as a number (``0.01``) or an exact fraction (``256/60000``), read exactly and
+    rounded up to a double (a larger rate only raises the bound: a positive rate too small for
+    a double becomes the smallest double, never 0)."""
+    import math
     from fractions import Fraction
 
     try:
-        return float(Fraction(text.strip())) if "/" in text else float(text)
+        exact = Fraction(text.strip())
     except (ValueError, ZeroDivisionError):
         raise argparse.ArgumentTypeError(
             f"--rate takes a number or a fraction such as 256/60000, got {text!r}") from None
+    value = float(exact)
+    return math.nextafter(value, math.inf) if Fraction(value) < exact else value
 
 
 def _methods(text: str) -> list[Method]:
