@@ -266,3 +266,28 @@ def test_an_unreachable_epoch_calibration_is_refused_not_an_internal_error(capsy
                            "gaussian", "--solve-for", "sigma", "--target-epsilon", "1e-6",
                            "--delta", "1e-5")
     assert_one_line_error(code, err, "the target cannot be met")
+
+
+TRUNCATED = ("--scheme", "truncated-poisson", "--rate", "0.01", "--dataset-size", "1000",
+             "--max-batch", "20", "--neighbouring", "zero-out", "--mechanism", "gaussian",
+             "--sigma", "1", "--steps", "100", "--delta", "1e-5")
+
+
+def test_truncated_poisson_agnostic_pld_is_computed_not_refused_with_the_posthoc_reason(capsys):
+    """Issue 43: the agnostic method's PLD of truncated Poisson was 'unavailable' with the
+    post-hoc method's reason (its loss range was asked of the K = 1 form, which the setting
+    has none of). It is now computed, and never below the tight accounting."""
+    code, out, _ = run_cli(capsys, "account", *TRUNCATED, "--method", "agnostic", "--json")
+    agnostic = json.loads(out)
+    assert code == 0 and "posthoc" not in out
+    assert agnostic["compared"]["pld"]["epsilon"] > 0
+    code, out, _ = run_cli(capsys, "account", *TRUNCATED, "--json")
+    assert code == 0 and agnostic["compared"]["pld"]["epsilon"] >= json.loads(out)["epsilon"]
+
+
+def test_one_reason_for_every_refusal_is_said_once(capsys):
+    """Issue 43 (a user's report): post-hoc truncated Poisson repeated the same refusal for
+    every variant and accountant (eight times on one line)."""
+    code, _, err = run_cli(capsys, "account", *TRUNCATED, "--method", "posthoc")
+    assert_one_line_error(code, err, "--method posthoc applies group privacy")
+    assert err.count("applies group privacy") == 1

@@ -226,7 +226,8 @@ def best_guarantee(attempts: dict[str, Callable[[], Guarantee]], delta: float | 
                    what: str = "accountant") -> Guarantee:
     """The smallest of several sound answers (ε at ``delta``, else δ), with all of them (or why
     one was unavailable) in ``details["compared"]``, keyed by the names of ``attempts`` (each
-    an ``accountant``, or ``what`` is said instead)."""
+    an ``accountant``, or ``what`` is said instead). Where none is available for one reason,
+    that reason is the error."""
     results, skipped = {}, {}
     for name, attempt in attempts.items():
         try:
@@ -234,8 +235,10 @@ def best_guarantee(attempts: dict[str, Callable[[], Guarantee]], delta: float | 
         except UnsupportedOperation as error:
             skipped[name] = str(error)
     if not results:
-        raise UnsupportedOperation(f"no {what} gives a guarantee: " + "; ".join(
-            f"{name}: {reason}" for name, reason in skipped.items()))
+        reasons = set(skipped.values())
+        raise UnsupportedOperation(reasons.pop() if len(reasons) == 1 else (
+            f"no {what} gives a guarantee: "
+            + "; ".join(f"{name}: {reason}" for name, reason in skipped.items())))
     best = min(results.values(), key=lambda g: g.epsilon if delta is not None else g.delta)
     compared = {name: {"epsilon": g.epsilon, "delta": g.delta}
                 | {k: v for k, v in g.details.items() if k == "at_floor"}

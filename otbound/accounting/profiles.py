@@ -22,6 +22,7 @@ from otbound.accounting.accountant import (Guarantee, best_guarantee, finish_gua
                                            one_step_guarantee)
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Accountant, Conversion, Method
+from otbound.errors import UnsupportedOperation
 from otbound.numerics.hockey_stick import tolerating
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.one_step import adp
@@ -95,11 +96,21 @@ def method_pld(setting: Subsampling, mechanism: Mechanism, method: Method,
         negative = -np.expm1(epsilons) + np.exp(epsilons) * below
         return np.where(epsilons >= 0, above, negative) * (1 + pld.ROUNDING_RELATIVE)
 
-    single, group = unit_of(setting)
+    single, group = _loss_unit(setting)
     high = group * max(pld.pair_loss_range(pair)[1]
                        for case in subsampled_step(single, mechanism, 1).cases
                        for _, pairs in case for pair in pairs)
     return pld.profile_pld(profile, -high, high, discretisation)
+
+
+def _loss_unit(setting) -> tuple:
+    """A setting whose tight step's losses, times the returned factor, span the range of
+    ``setting``'s: its K = 1 form times K where it has one (a group's step is costly), else the
+    setting itself (a derivation with no K = 1 form, such as truncated Poisson)."""
+    try:
+        return unit_of(setting)
+    except UnsupportedOperation:
+        return setting, 1
 
 
 def _values(bounds, used: list[str] | None) -> np.ndarray:
