@@ -291,3 +291,16 @@ def test_one_reason_for_every_refusal_is_said_once(capsys):
     code, _, err = run_cli(capsys, "account", *TRUNCATED, "--method", "posthoc")
     assert_one_line_error(code, err, "--method posthoc applies group privacy")
     assert err.count("applies group privacy") == 1
+
+
+def test_a_binomial_of_a_huge_dataset_keeps_its_digits(capsys):
+    """Issue 43: sampling 10 of N = 1e11 without replacement was refused ('the mixture weights
+    sum to 1.0, not 1'): log binom(N, q) through log-gamma lost the digits that n log n takes.
+    At orders 2 ε(α) scales with (q/N)^2 here: ten times N, a hundredth of ε."""
+    def epsilon(size):
+        code, out, _ = run_cli(capsys, "rdp", "--scheme", "wor", "--batch-size", "10",
+                               "--dataset-size", str(size), "--mechanism", "gaussian",
+                               "--sigma", "1", "--alpha", "2", "--json")
+        assert code == 0
+        return json.loads(out)["epsilon"][0]
+    assert 0.0099 < epsilon(10**11) / epsilon(10**10) < 0.0101

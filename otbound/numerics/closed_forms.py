@@ -17,6 +17,7 @@ in mpmath at exact values of the symbols, without forming huge integers.
 from __future__ import annotations
 
 import functools
+import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Mapping
 
@@ -153,7 +154,12 @@ class LogValues:
         n, k = int(n), int(k)
         if n < 0 or not 0 <= k <= n:
             return None if n < 0 else -mp.inf
-        return mp.loggamma(n + 1) - mp.loggamma(k + 1) - mp.loggamma(n - k + 1)
+        if min(k, n - k) <= 64:
+            return mp.log(math.comb(n, k))   # exact, then rounded once
+        # log Γ(n + 1) is about n log n: its digits before the point are not the binomial's
+        with mp.extradps(len(str(n))):
+            value = mp.loggamma(n + 1) - mp.loggamma(k + 1) - mp.loggamma(n - k + 1)
+        return +value
 
 
 def to_sympy(tree: Tree) -> "sp.Expr":
