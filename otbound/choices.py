@@ -9,6 +9,8 @@ from enum import Enum, StrEnum
 
 DEFAULT_DISCRETISATION = 1e-4
 """Default spacing of the PLD accountant's privacy-loss grid."""
+DEFAULT_TOLERANCE = 1e-4
+"""Default relative width of a calibration's final bracket."""
 
 
 class SchemeKind(StrEnum):

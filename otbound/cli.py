@@ -218,7 +218,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     with Progress("calibrate", quiet=args.quiet) as progress:
         found = calibrate(setting, mechanism, steps, solve_for=solved,
                           target_epsilon=args.target_epsilon, target_delta=args.target_delta,
-                          progress=progress, **options)
+                          tolerance=args.tolerance, progress=progress, **options)
     guarantee = found.guarantee
     solution = argparse.Namespace(**(vars(args) | {solved: found.value}))
     target = ({"epsilon": args.target_epsilon, "delta": args.delta}

@@ -14,6 +14,7 @@ from cli_runs import run_cli
 
 from otbound.accounting import rdp as rdp_accounting
 from otbound.accounting.accountant import compose
+from otbound.accounting.guarantees import account
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Accountant, Conversion, Method
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian
@@ -304,3 +305,33 @@ def test_a_binomial_of_a_huge_dataset_keeps_its_digits(capsys):
         assert code == 0
         return json.loads(out)["epsilon"][0]
     assert 0.0099 < epsilon(10**11) / epsilon(10**10) < 0.0101
+
+
+def test_calibrated_steps_are_the_largest_that_meet_the_target(capsys):
+    """Issue 43: the integer search stopped within the relative tolerance (91988 reported where
+    91989 meets ε ≤ 4 too); the bracket now ends at adjacent counts."""
+    code, out, _ = run_cli(capsys, "calibrate", "--scheme", "poisson", "--rate", "0.01",
+                           "--mechanism", "gaussian", "--sigma", "4", "--solve-for", "steps",
+                           "--target-epsilon", "4", "--delta", "1e-5", "--accountant", "rdp",
+                           "--conversion", "mironov", "--json")
+    found = json.loads(out)
+    assert code == 0 and found["unsafe"] == found["steps"] + 1 and found["epsilon"] <= 4
+    beyond = account(Subsampling("poisson", rate=0.01), gaussian(4.0), found["unsafe"],
+                     delta=1e-5, accountant="rdp", conversion="mironov")
+    assert beyond.epsilon > 4
+
+
+def test_calibration_tolerance_is_a_flag(capsys):
+    """Issue 43: the tolerance could not be set from the command line (σ up to 9e-5 above the
+    optimum, so a peer's 7-digit calibration could not be reproduced)."""
+    code, out, _ = run_cli(capsys, "calibrate", "--scheme", "poisson", "--rate", "0.01",
+                           "--mechanism", "gaussian", "--steps", "1000", "--solve-for", "sigma",
+                           "--target-epsilon", "1", "--delta", "1e-5", "--tolerance", "1e-8",
+                           "--json")
+    found = json.loads(out)
+    assert code == 0 and found["epsilon"] <= 1
+    assert found["sigma"] < found["unsafe"] * (1 + 1e-8) and found["unsafe"] < found["sigma"]
+    code, _, err = run_cli(capsys, "calibrate", "--scheme", "poisson", "--rate", "0.01",
+                           "--mechanism", "gaussian", "--steps", "1000", "--solve-for", "sigma",
+                           "--target-epsilon", "1", "--delta", "1e-5", "--tolerance", "0")
+    assert_one_line_error(code, err, "--tolerance must be in [1e-9, 0.1]")

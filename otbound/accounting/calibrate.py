@@ -7,7 +7,7 @@ here is monotone in it), and never increases with the noise (σ, the Laplace sca
 steps from a start until it brackets the boundary (the first step sized by the start's gap,
 then doubling or halving), then narrows the bracket by secant steps on a log scale where they
 fall inside it, else regula falsi (Illinois rule; bisection where a trial has no number), to a
-relative width of ``tolerance``. Only values whose accounting met the target are ever
+relative width of ``tolerance`` (a number of steps to the largest that meets it). Only values whose accounting met the target are ever
 returned: the *safe* end of the final bracket, with the guarantee accounted at exactly that value
 (the verification is the accounting itself, not an interpolation). A value at which no
 accountant gives an answer counts as not meeting the target.
@@ -21,14 +21,13 @@ from typing import Callable
 
 from otbound.accounting.accountant import Guarantee, compose
 from otbound.accounting.steps import Step
-from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion
+from otbound.choices import (DEFAULT_DISCRETISATION, DEFAULT_TOLERANCE, Accountant,
+                             Conversion)
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.limits import MAX_STEPS, NOISE_MULTIPLIER, show
 
 SOLVABLE = ("sigma", "scale", "steps", "rate")
 """The quantities a calibration can solve for."""
-DEFAULT_TOLERANCE = 1e-4
-"""Relative width of the final bracket."""
 
 
 @dataclass(frozen=True)
@@ -198,8 +197,8 @@ def _log_between(start: float, end: float, share: float) -> float:
 def _narrow(safe: float, unsafe: float | None, tolerance: float, integer: bool) -> bool:
     if unsafe is None:
         return True
-    if integer and abs(unsafe - safe) <= 1:
-        return True
+    if integer:   # the largest number of steps, not one within the tolerance of it
+        return abs(unsafe - safe) <= 1
     return max(safe, unsafe) <= min(safe, unsafe) * (1 + tolerance)
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import re
 
-from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Neighbouring,
-                             Posthoc)
+from otbound.choices import (DEFAULT_DISCRETISATION, DEFAULT_TOLERANCE, Accountant, Conversion,
+                             Method, Neighbouring, Posthoc)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -275,6 +275,10 @@ def _add_calibrate(commands) -> None:
     command.add_argument("--target-delta", type=float, help="meet δ <= this at --epsilon")
     command.add_argument("--delta", type=float, help="δ at which --target-epsilon is met")
     command.add_argument("--epsilon", type=float, help="ε at which --target-delta is met")
+    command.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE,
+                         help="relative width of the final bracket of sigma, scale or rate, "
+                              f"in [1e-9, 0.1] (default {DEFAULT_TOLERANCE:g}); steps are "
+                              "always found exactly")
     _add_accounting(command)
     command.add_argument("--json", action="store_true",
                          help="print one JSON object (the solved quantity as its key)")

@@ -38,7 +38,7 @@ FLAGS = {
     "method": "--method", "max_batch": "--max-batch", "neighbouring": "--neighbouring",
     "accountant": "--accountant", "conversion": "--conversion", "posthoc": "--posthoc",
     "target_epsilon": "--target-epsilon", "target_delta": "--target-delta",
-    "solve_for": "--solve-for",
+    "solve_for": "--solve-for", "tolerance": "--tolerance",
     "discretisation": "--discretisation", "seed": "--seed", "samples": "--soundness-cases",
     "max_n": "--max-n", "workers": "--workers",
 }
