@@ -96,8 +96,9 @@ def test_negative_epsilon_matches_the_swapped_pair(family, epsilon):
 
 
 def test_bad_epsilon_and_non_monotone_pairs_are_refused():
-    with pytest.raises(InvalidSpecification, match=r"^epsilon must be in \[0, 1000\], got -1"):
-        check_epsilons([-1.0])
+    with pytest.raises(InvalidSpecification,
+                       match=r"^epsilon must be in \[-1000, 1000\], got -1001"):
+        check_epsilons([-1001.0])
     with pytest.raises(InvalidSpecification, match="epsilon must be finite"):
         hockey_stick(pair(GAUSSIAN, 1.0, 0, 1, 0.1), math.nan)
     crossed = MixturePair(GAUSSIAN, 1.0, [-1.0], [0.0], [0.0], [0.0])

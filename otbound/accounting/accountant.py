@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from otbound.accounting import pld, rdp
+from otbound.accounting import gaussian_composition, pld, rdp
 from otbound.accounting.steps import Step
 from otbound.choices import Accountant, Conversion
 from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
@@ -49,9 +49,13 @@ def compose(steps: list[Step], accountant: Accountant = Accountant.BEST, *,
     curves = functools.cache(lambda: rdp.case_curves(steps))
     found: dict[Accountant, Guarantee] = {}
 
+    mu = gaussian_composition.shift_ratio(steps)
+
     def by_pld() -> Guarantee:
-        found[Accountant.PLD] = _pld_guarantee(steps, curves, delta, epsilon, conversion,
-                                               discretisation, accountant is Accountant.BEST)
+        found[Accountant.PLD] = (
+            _pld_guarantee(steps, curves, delta, epsilon, conversion, discretisation,
+                           accountant is Accountant.BEST) if mu is None
+            else _exact_gaussian(mu, sum(step.count for step in steps), delta, epsilon))
         return found[Accountant.PLD]
 
     def by_rdp() -> Guarantee:   # under best, after the PLD accountant: sharpened to beat it
@@ -63,6 +67,18 @@ def compose(steps: list[Step], accountant: Accountant = Accountant.BEST, *,
     if accountant is not Accountant.BEST:
         return attempts[accountant]()
     return best_guarantee({each.value: attempt for each, attempt in attempts.items()}, delta)
+
+
+def _exact_gaussian(mu: float, total: int, delta: float | None,
+                    epsilon: float | None) -> Guarantee:
+    """The PLD accountant's answer where the composition is one Gaussian mechanism: exact."""
+    if delta is not None:
+        epsilon = gaussian_composition.epsilon(mu, delta)
+    else:
+        delta = gaussian_composition.delta(mu, epsilon)
+    return Guarantee(epsilon, delta, total, Accountant.PLD, {"exact": (
+        f"closed form: the steps compose to one Gaussian mechanism with mu = {mu:.10g} "
+        "(Dong, Roth & Su 2022, Cor. 3.3; Balle & Wang 2018, Thm. 8), in ball arithmetic")})
 
 
 def _rdp_guarantee(steps: list[Step], curve, delta: float | None, epsilon: float | None,
@@ -271,6 +287,10 @@ def finish_guarantee(accountant: Accountant, composed, total: int, delta: float 
             details["at_floor"] = floor
     else:
         curve = composed
+        if epsilon is not None and epsilon < 0:
+            raise UnsupportedOperation(
+                f"the RDP conversions give δ for ε >= 0 only, got ε = {show(epsilon)}; the PLD "
+                "accountant gives δ at negative ε (accountant='pld' or 'best')")
         converted = (rdp.rdp_epsilon(curve, delta, conversion) if delta is not None
                      else rdp.rdp_delta(curve, epsilon, conversion))
         epsilon, delta = converted.epsilon, min(converted.delta, 1.0)
@@ -295,6 +315,6 @@ def check_target(delta: float | None, epsilon: float | None) -> None:
     if delta is not None and not 0 < delta < 1:
         raise InvalidSpecification(f"delta must be in (0, 1), got {show(delta)}",
                                    parameter="delta")
-    if epsilon is not None and not (0 <= epsilon <= MAX_EPSILON):
-        raise InvalidSpecification(
-            f"epsilon must be in [0, {MAX_EPSILON:g}], got {show(epsilon)}", parameter="epsilon")
+    if epsilon is not None and not (-MAX_EPSILON <= epsilon <= MAX_EPSILON):
+        raise InvalidSpecification(f"epsilon must be in [{-MAX_EPSILON:g}, {MAX_EPSILON:g}], "
+                                   f"got {show(epsilon)}", parameter="epsilon")

@@ -125,6 +125,13 @@ def sharpened(steps: list[Step], curve: RdpCurve, integers: set[int],
     return RdpCurve(curve.orders, epsilons)
 
 
+def _vanishing(orders: np.ndarray, rhos: np.ndarray) -> float | None:
+    """An order at which the curve is 0, if one is: ``D_α(P ‖ Q) = 0`` only if ``P = Q``, which
+    is (0, 0)-DP (a step that never sees the record: sampling rate 0)."""
+    zero = np.flatnonzero(rhos <= 0)
+    return float(orders[zero[0]]) if zero.size else None
+
+
 def _finite(curve: RdpCurve) -> tuple[np.ndarray, np.ndarray]:
     keep = np.isfinite(curve.epsilons)
     if not keep.any():
@@ -135,6 +142,8 @@ def _finite(curve: RdpCurve) -> tuple[np.ndarray, np.ndarray]:
 def rdp_epsilon(curve: RdpCurve, delta: float, conversion: Conversion) -> Converted:
     """The smallest ε over the orders for which the curve gives (ε, δ)-DP."""
     orders, rhos = _finite(curve)
+    if (order := _vanishing(orders, rhos)) is not None:
+        return Converted(0.0, delta, order)
     if conversion is Conversion.OPTIMAL:
         return _best_optimal(orders, rhos, delta, optimal_epsilons, balle_epsilon, "epsilon")
     convert = balle_epsilon if conversion is Conversion.BALLE2020 else mironov_epsilon
@@ -145,6 +154,8 @@ def rdp_epsilon(curve: RdpCurve, delta: float, conversion: Conversion) -> Conver
 def rdp_delta(curve: RdpCurve, epsilon: float, conversion: Conversion) -> Converted:
     """The smallest δ over the orders for which the curve gives (ε, δ)-DP."""
     orders, rhos = _finite(curve)
+    if (order := _vanishing(orders, rhos)) is not None:
+        return Converted(epsilon, 0.0, order)
     if conversion is Conversion.OPTIMAL:
         return _best_optimal(orders, rhos, epsilon, optimal_deltas, balle_delta, "delta")
     convert = balle_delta if conversion is Conversion.BALLE2020 else mironov_delta

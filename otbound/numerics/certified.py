@@ -103,7 +103,7 @@ def _down(x) -> float:
     return -math.inf if math.isnan(value) else value
 
 
-def _up(x) -> float:
+def double_above(x) -> float:
     """The smallest double certainly at or above every point of the ball ``x``."""
     arb = _flint().arb
     value = float(x.upper())
@@ -118,11 +118,11 @@ def _up(x) -> float:
 
 def _interval(low, high, floor: float = 0.0) -> tuple[float, float]:
     """``(lower, upper)`` doubles around the balls' hull; quantities ≥ ``floor`` are clamped."""
-    return max(_down(low), floor), max(_up(high), floor)
+    return max(_down(low), floor), max(double_above(high), floor)
 
 
 def _relative_width(low, high) -> float:
-    hi = _up(high)
+    hi = double_above(high)
     lo = max(_down(low), 0.0)
     if hi == 0:
         return 0.0
@@ -187,7 +187,7 @@ def _finite_log_psi(pair: FinitePair, alpha: float) -> tuple[float, float]:
                     low, high = low + arb(q) * bottom, high + arb(q) * top
             low, high = low.log1p(), high.log1p()
             if bits >= MAX_PRECISION or _relative_width(low, high) < 2.0 ** -TARGET_BITS \
-                    or _up(high) - max(_down(low), 0) <= 1e-3 * _spread(pair, alpha):
+                    or double_above(high) - max(_down(low), 0) <= 1e-3 * _spread(pair, alpha):
                 return _interval(low, high)
         bits *= 2
 
@@ -521,7 +521,7 @@ def _mixture_delta(pair: MixturePair, epsilon: float) -> tuple[float, float]:
             low = sum((piece[0] for piece in pieces), arb(0))
             high = sum((piece[1] for piece in pieces), arb(0))
             if _relative_width(low, high) < 2.0 ** -(TARGET_BITS - 8) or spread >= 48 \
-                    or _up(high) < 1e-300:
+                    or double_above(high) < 1e-300:
                 return _interval(low, high)
         spread *= 2
 

@@ -42,12 +42,13 @@ def tolerating(relative: float):
 
 
 def check_epsilons(epsilons) -> np.ndarray:
-    """Validate privacy parameters ε: numbers in [0, 1000]."""
+    """Validate privacy parameters ε: numbers in [−1000, 1000] (``δ(ε) = H_{e^ε}`` is defined
+    for every real ε; below 0 it is at least ``1 − e^ε``)."""
     epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
     for epsilon in epsilons:
-        if not (0 <= epsilon <= MAX_EPSILON):
+        if not (-MAX_EPSILON <= epsilon <= MAX_EPSILON):
             raise InvalidSpecification(
-                f"epsilon must be in [0, {MAX_EPSILON:g}], got {show(epsilon)}",
+                f"epsilon must be in [{-MAX_EPSILON:g}, {MAX_EPSILON:g}], got {show(epsilon)}",
                 parameter="epsilons")
     return epsilons
 

@@ -31,7 +31,7 @@ from otbound.numerics.baselines import balle, baseline_bounds
 from otbound.numerics.certified import (certified_delta_curve, certified_log_psi_curve,
                                         certified_mode, certifying)
 from otbound.numerics.hockey_stick import check_epsilons, hockey_stick_bounds
-from otbound.numerics.limits import MAX_ALPHA
+from otbound.numerics.limits import MAX_ALPHA, show
 from otbound.numerics.mechanisms import Mechanism, Pair
 from otbound.numerics.mixtures import (mixture_log_psi, per_order, profile_mixture, rounded_up,
                                        weighted_sum)
@@ -419,6 +419,10 @@ def adp(setting: Subsampling | DerivedSetting, mechanism: Mechanism, method: Met
     if setting.epoch_level:
         return _monotone(_epoch_bounds(setting, mechanism, method, epsilons, Quantity.ADP), epsilons,
                          decreasing=True).as_list()
+    if method is not Method.TIGHT and (epsilons < 0).any():
+        raise UnsupportedOperation(
+            f"the {method.value} bounds are proved for ε >= 0 only, got ε = "
+            f"{show(float(epsilons.min()))}; method='tight' gives δ at negative ε")
     result = {Method.TIGHT: _tight_delta, Method.AGNOSTIC: _agnostic_delta,
               Method.POSTHOC: _posthoc_delta}[method](setting, mechanism, epsilons)
     result = _monotone(result, epsilons, decreasing=True)
@@ -442,7 +446,7 @@ def _tight_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
     """As :func:`_tight_rdp`, for δ(ε)."""
     branches, how = solved(setting, mechanism)
     found = maximum([branches_delta(b, epsilons) for b in branches])
-    if how.basis is Basis.TIGHT:   # nothing compared: no name
+    if how.basis is Basis.TIGHT or (epsilons < 0).any():   # nothing (validly) compared: no name
         return found
     return minimum([found.named(PAIRS[how.basis]), _agnostic_delta(setting, mechanism, epsilons)])
 
