@@ -47,9 +47,10 @@ CLAIM = Claim(
     claimed=claimed,
     reference=lambda p: with_replacement(int(p["n"]), int(p["m"]), p["sigma"], p["epsilon"]),
     series=("n", "m", "sigma"),
-    note="otbound has no bound for sampling with replacement yet (003 Thm. L.5 is not in the "
-         "seeds): the reference has no upper end, so the verdict cannot be better than "
-         "undecided. Its lower end is exact: the δ of a concrete pair of neighbouring datasets "
+    note="otbound bounds this setting (the derivation wr-substitution, derived by the engine; "
+         "003 Thm. L.5 is not in the seeds), but this audit's reference does not use it yet: "
+         "the reference has no upper end, so the verdict cannot be better than undecided. Its "
+         "lower end is exact: the δ of a concrete pair of neighbouring datasets "
          "(f counts the copies of the substituted record, t on it and t − 1 on its replacement, "
          "t ∈ {1, ½}, both directions), with the multiplicity law enumerated exactly from the "
          "scheme's pmf. The claim is never below it; the ratio claim / lower is reported by "
