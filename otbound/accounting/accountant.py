@@ -73,9 +73,9 @@ def _exact_gaussian(mu: float, total: int, delta: float | None,
                     epsilon: float | None) -> Guarantee:
     """The PLD accountant's answer where the composition is one Gaussian mechanism: exact."""
     if delta is not None:
-        epsilon = gaussian_composition.epsilon(mu, delta)
+        epsilon = gaussian_composition.gaussian_epsilon(mu, delta)
     else:
-        delta = gaussian_composition.delta(mu, epsilon)
+        delta = gaussian_composition.gaussian_delta(mu, epsilon)
     return Guarantee(epsilon, delta, total, Accountant.PLD, {"exact": (
         f"closed form: the steps compose to one Gaussian mechanism with mu = {mu:.10g} "
         "(Dong, Roth & Su 2022, Cor. 3.3; Balle & Wang 2018, Thm. 8), in ball arithmetic")})

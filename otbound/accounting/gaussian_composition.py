@@ -45,14 +45,14 @@ def shift_ratio(steps: list[Step]) -> float | None:
 
 def _case_ratio(case):
     """``|a − b|/s`` of a case that is one Gaussian pair, as an arb ball; ``None`` otherwise."""
-    from flint import arb
-
     if len(case) != 1 or case[0][0] != 0.0 or len(case[0][1]) != 1:
         return None
     pair = case[0][1][0]
     if (not isinstance(pair, MixturePair) or pair.family is not GAUSSIAN
             or pair.p_means.size != 1 or pair.q_means.size != 1):
         return None
+    from flint import arb
+
     return abs(arb(float(pair.p_means[0])) - arb(float(pair.q_means[0]))) / arb(pair.scale)
 
 
@@ -71,7 +71,7 @@ def _delta_ball(mu: float, epsilon: float):
         ctx.prec = old
 
 
-def delta(mu: float, epsilon: float) -> float:
+def gaussian_delta(mu: float, epsilon: float) -> float:
     """``δ(ε)`` rounded up to a double (the smallest positive double where it is positive but
     smaller; at most 1)."""
     if mu == 0:
@@ -80,12 +80,12 @@ def delta(mu: float, epsilon: float) -> float:
     return min(max(value, math.nextafter(0.0, 1.0)), 1.0)   # δ > 0 for μ > 0
 
 
-def epsilon(mu: float, target: float) -> float:
+def gaussian_epsilon(mu: float, target: float) -> float:
     """The smallest ε ≥ 0, rounded up, with ``δ(ε) ≤ target`` (δ decreases in ε)."""
-    if delta(mu, 0.0) <= target:
+    if gaussian_delta(mu, 0.0) <= target:
         return 0.0
     low, high = 0.0, max(1.0, mu * mu / 2 + mu * math.sqrt(2 * math.log(1 / target)))
-    while delta(mu, high) > target:
+    while gaussian_delta(mu, high) > target:
         low, high = high, 2 * high
         if high > 1e6:
             raise UnsupportedOperation(f"no ε gives δ = {target:g} for μ = {mu:g}")
@@ -93,5 +93,5 @@ def epsilon(mu: float, target: float) -> float:
         middle = (low + high) / 2
         if middle in (low, high):
             break
-        low, high = (low, middle) if delta(mu, middle) <= target else (middle, high)
+        low, high = (low, middle) if gaussian_delta(mu, middle) <= target else (middle, high)
     return high
