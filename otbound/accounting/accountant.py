@@ -15,7 +15,8 @@ from typing import Callable
 
 import numpy as np
 
-from otbound.accounting import gaussian_composition, pld, rdp
+from otbound.accounting import pld, rdp
+from otbound.accounting.shift_composition import Shift, composed_shift
 from otbound.accounting.steps import Step
 from otbound.choices import Accountant, Conversion
 from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
@@ -49,13 +50,13 @@ def compose(steps: list[Step], accountant: Accountant = Accountant.BEST, *,
     curves = functools.cache(lambda: rdp.case_curves(steps))
     found: dict[Accountant, Guarantee] = {}
 
-    mu = gaussian_composition.shift_ratio(steps)
+    shift = composed_shift(steps)
 
     def by_pld() -> Guarantee:
         found[Accountant.PLD] = (
             _pld_guarantee(steps, curves, delta, epsilon, conversion, discretisation,
-                           accountant is Accountant.BEST) if mu is None
-            else _exact_gaussian(mu, sum(step.count for step in steps), delta, epsilon))
+                           accountant is Accountant.BEST) if shift is None
+            else _exact_shift(shift, sum(step.count for step in steps), delta, epsilon))
         return found[Accountant.PLD]
 
     def by_rdp() -> Guarantee:   # under best, after the PLD accountant: sharpened to beat it
@@ -69,16 +70,17 @@ def compose(steps: list[Step], accountant: Accountant = Accountant.BEST, *,
     return best_guarantee({each.value: attempt for each, attempt in attempts.items()}, delta)
 
 
-def _exact_gaussian(mu: float, total: int, delta: float | None,
-                    epsilon: float | None) -> Guarantee:
-    """The PLD accountant's answer where the composition is one Gaussian mechanism: exact."""
+def _exact_shift(shift: Shift, total: int, delta: float | None,
+                 epsilon: float | None) -> Guarantee:
+    """The PLD accountant's answer where the steps compose to one shift: exact."""
     if delta is not None:
-        epsilon = gaussian_composition.gaussian_epsilon(mu, delta)
+        epsilon = shift.epsilon(delta)
     else:
-        delta = gaussian_composition.gaussian_delta(mu, epsilon)
+        delta = shift.delta(epsilon)
     return Guarantee(epsilon, delta, total, Accountant.PLD, {"exact": (
-        f"closed form: the steps compose to one Gaussian mechanism with mu = {mu:.10g} "
-        "(Dong, Roth & Su 2022, Cor. 3.3; Balle & Wang 2018, Thm. 8), in ball arithmetic")})
+        f"closed form: the steps compose to one {shift.family.name} mechanism with "
+        f"mu = {shift.mu:.10g} (rotated to one axis: Dong, Roth & Su 2022, Cor. 3.3; "
+        "Balle & Wang 2018, Thm. 8), in ball arithmetic")})
 
 
 def _rdp_guarantee(steps: list[Step], curve, delta: float | None, epsilon: float | None,

@@ -95,6 +95,11 @@ class NoiseFamily(ABC):
         the family has no closed form for it."""
         return None
 
+    def shift_delta_ball(self, gap, epsilon):
+        """``H_{e^ε}(D(gap) ‖ D(0))`` in scale units (``gap > 0`` and ``ε`` arb balls), or
+        ``None`` when the family has no closed form for it."""
+        return None
+
     def split_scale(self, scale: float, parts: int) -> float | None:
         """The scale of each of ``parts`` independent copies of this noise whose sum is this
         noise at ``scale`` (``None`` when their sum is not of this family): how a sum query's
