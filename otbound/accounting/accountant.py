@@ -16,6 +16,7 @@ from typing import Callable
 import numpy as np
 
 from otbound.accounting import pld, rdp
+from otbound.accounting.pure_composition import pure_epsilon
 from otbound.accounting.shift_composition import Shift, composed_shift
 from otbound.accounting.steps import Step
 from otbound.choices import Accountant, Conversion
@@ -65,9 +66,23 @@ def compose(steps: list[Step], accountant: Accountant = Accountant.BEST, *,
                               beat)
 
     attempts = {Accountant.PLD: by_pld, Accountant.RDP: by_rdp}
-    if accountant is not Accountant.BEST:
-        return attempts[accountant]()
-    return best_guarantee({each.value: attempt for each, attempt in attempts.items()}, delta)
+    found_by = (attempts[accountant]() if accountant is not Accountant.BEST else
+                best_guarantee({each.value: attempt for each, attempt in attempts.items()},
+                               delta))
+    return _at_most_pure(found_by, pure_epsilon(steps), delta, epsilon)
+
+
+def _at_most_pure(guarantee: Guarantee, pure: float, delta: float | None,
+                  epsilon: float | None) -> Guarantee:
+    """The smaller of the accountant's answer and the steps' pure DP ``(pure, 0)``."""
+    details = {key: value for key, value in guarantee.details.items() if key != "at_floor"}
+    details["pure"] = (f"(ε = {pure:.10g}, δ = 0)-DP: each step's largest privacy loss, summed "
+                       "(basic composition of pure DP)")
+    if delta is not None and pure < guarantee.epsilon:
+        return replace(guarantee, epsilon=pure, details=details)
+    if epsilon is not None and epsilon >= pure and guarantee.delta > 0:
+        return replace(guarantee, delta=0.0, details=details)
+    return guarantee
 
 
 def _exact_shift(shift: Shift, total: int, delta: float | None,
