@@ -5,6 +5,7 @@ every comparison is made *with sign*: a reported bound below its reference fails
 """
 
 import json
+import math
 
 import mpmath as mp
 import numpy as np
@@ -436,3 +437,38 @@ def test_composed_gaussian_steps_without_subsampling_are_answered_exactly():
     assert exact(1.5, found.epsilon) <= 1e-5 < exact(1.5, found.epsilon * (1 - 1e-12))
     grouped = account(Subsampling("poisson", rate=1.0, group=2), gaussian(4.0), 9, epsilon=1.0)
     assert exact(1.5, 1) <= grouped.delta <= exact(1.5, 1) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("mechanism, per_step", [
+    (("laplace", 0.5), math.log1p(0.2 * math.expm1(2.0))),                  # e^{Δ/b} = e²
+    (("randomized_response", 0.75), math.log1p(0.2 * (3.0 - 1.0))),       # θ/(1 − θ) = 3
+])
+def test_composed_bounded_losses_reach_pure_dp(mechanism, per_step):
+    """Issue 43: three Poisson-subsampled Laplace steps at 1 + 1e-9 times their exact pure ε
+    (3 log(1 + q(e^{1/b} − 1)), q = 0.2, b = 0.5) reported δ = 1.01e-7 where the truth is 0: the
+    steps are (Σ ε_t, 0)-DP, and that is reported where it is the smaller answer."""
+    from otbound.numerics.mechanisms import laplace, randomized_response
+
+    build = {"laplace": laplace, "randomized_response": randomized_response}[mechanism[0]]
+    setting, noise, pure = Subsampling("poisson", rate=0.2), build(mechanism[1]), 3 * per_step
+    at_pure = account(setting, noise, 3, epsilon=pure * (1 + 1e-9))
+    assert at_pure.delta == 0 and "pure" in at_pure.details
+    assert account(setting, noise, 3, epsilon=pure * (1 - 1e-3)).delta > 0
+    tiny = account(setting, noise, 3, delta=1e-14)
+    assert pure <= tiny.epsilon <= pure * (1 + 1e-9)
+
+
+def test_truncated_poisson_phases_of_different_dataset_sizes_compose():
+    """Issue 43: compose refused two truncated-Poisson phases whose dataset sizes differ ('steps
+    can only be composed under one neighbouring relation': the relation's identity held w and
+    q̃). dp_accounting's test (pld_privacy_accountant_test.py:374-397: N = 4 three steps, N = 3
+    two steps, rate 0.5, B = 2, σ = 1) publishes ε(1e-6) = 17.904330 from its pessimistic PLD,
+    an upper bound; otbound's is below it and above either phase alone."""
+    from otbound.accounting.truncated import TruncatedPoissonSetting
+
+    first, second = (TruncatedPoissonSetting(0.5, 2, size).derived_setting() for size in (4, 3))
+    phases = [subsampled_step(first, gaussian(1.0), 3), subsampled_step(second, gaussian(1.0), 2)]
+    both = compose(phases, "pld", delta=1e-6, discretisation=1e-3)
+    assert both.epsilon <= 17.904330 + 1e-6
+    for phase in phases:
+        assert compose([phase], "pld", delta=1e-6, discretisation=1e-3).epsilon < both.epsilon

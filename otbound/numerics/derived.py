@@ -395,9 +395,10 @@ class DerivedSetting:
                               self.values, self.origin)
 
     def relation_key(self) -> tuple:
-        """What a step's cases refer to: steps compose only under one relation."""
-        return ("derivation", self.derived.name, self.derived.label,
-                tuple(sorted((k, str(v)) for k, v in self.values.items())))
+        """What a step's cases refer to: steps compose only under one relation. The cases are
+        the derived bound's (its variant: structural parameters included), whatever the numeric
+        values, so phases that differ in them (a rate, a dataset size) compose."""
+        return ("derivation", self.derived.name, self.derived.label)
 
     def with_rate(self, rate: float):
         raise InvalidSpecification("solve_for='rate' needs Poisson sampling given by its rate "
