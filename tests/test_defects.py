@@ -503,3 +503,19 @@ def test_the_without_replacement_fallback_at_order_10000_evaluates_each_moment_o
     found = rdp(setting, gaussian(1.3), "tight", [10000])[0]
     assert calls[0] < 10 ** 5
     assert found.value < 10000 / (2 * 1.3 ** 2)   # below the mechanism's own RDP: amplified
+
+
+def test_a_tightness_claim_that_cannot_be_checked_is_said_not_to_be():
+    """Issue 43 (verify on a derivation claiming a tight Gaussian bound): where no instance has
+    an exact solver of the claimed mechanism, the claim was skipped in silence; the report now
+    names it among what was not checked."""
+    from dataclasses import replace
+
+    import otbound
+
+    bundled = otbound.load_derivation("001-thm-3.6")
+    claiming = replace(bundled, tight=bundled.tight + (("gaussian", "a claim"),))
+    found = otbound.verify_derivation(otbound.run(claiming), max_n=4, samples=20)
+    assert found.passed
+    assert any("tight for gaussian (a claim): not checked" in note for note in found.skipped)
+    assert not any("tight for randomized-response" in note for note in found.skipped)
