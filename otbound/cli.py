@@ -67,7 +67,7 @@ def _require_extras(args: argparse.Namespace) -> None:
         require("matplotlib", "--plot")
     if getattr(args, "markdown", None):
         require("matplotlib", "the audit report's plots (--markdown)")
-    if args.command == "figures" and not args.list:
+    if args.command == "figures" and not (args.list or args.check):
         require("matplotlib", "otbound figures")
     if getattr(args, "scheduler", None):
         require("distributed", "--scheduler (a Dask cluster)")
@@ -294,12 +294,21 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _figures(args: argparse.Namespace) -> int:
-    from otbound.plots.figures import chosen_figures, write_figures
+    from otbound.plots.figures import chosen_figures, stale_figures, write_figures
 
     if args.list:
         for figure in chosen_figures(args.names):
             print(f"{figure.name:36} {figure.source}")
         return EXIT_OK
+    if args.check:
+        with Progress("figures", quiet=args.quiet) as progress:
+            stale = stale_figures(args.out, args.names, progress)
+        for figure in chosen_figures(args.names):
+            found = [line for line in stale if line.startswith(f"{figure.name}: ")]
+            print(f"stale: {found[0]}" if found else f"current: {figure.name}")
+        if stale:
+            print("regenerate with `otbound figures` (needs otbound[plots])")
+        return EXIT_FAILED if stale else EXIT_OK
     with Progress("figures", quiet=args.quiet) as progress:
         written = write_figures(args.out, args.names, progress)
     for path in written:

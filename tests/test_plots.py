@@ -2,7 +2,9 @@
 one plot, log axes and left-out points, ``otbound figures``, and the progress line on stderr."""
 
 import io
+import json
 import math
+import pathlib
 import subprocess
 import sys
 
@@ -160,7 +162,35 @@ def test_one_figure_is_regenerated(capsys, tmp_path):
     code, out, _ = run_cli(capsys, "figures", "--out", tmp_path, name, "--quiet")
     assert code == 0 and out.strip() == f"wrote {tmp_path / name}.png"
     assert (tmp_path / f"{name}.png").read_bytes().startswith(PNG)
-    assert [p.name for p in tmp_path.iterdir()] == [f"{name}.png"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{name}.json", f"{name}.png"]
+
+
+def test_figures_check_finds_data_that_is_stale(capsys, tmp_path):
+    """``figures --check`` recomputes a figure's data and compares it with its NAME.json: a
+    value changed by one part in a million is found (issue 43: two committed figures had gone
+    stale unnoticed)."""
+    name = "003-fig4-laplace-groups-adp"
+    assert run_cli(capsys, "figures", "--out", tmp_path, name, "--quiet")[0] == 0
+    code, out, _ = run_cli(capsys, "figures", "--check", "--out", tmp_path, name, "--quiet")
+    assert code == 0 and out.splitlines()[0] == f"current: {name}"
+    path = tmp_path / f"{name}.json"
+    data = json.loads(path.read_text())
+    data["panels"][0]["series"][2]["y"][3] *= 1 + 1e-6   # K = 2 tight, 0.049
+    path.write_text(json.dumps(data))
+    code, out, _ = run_cli(capsys, "figures", "--check", "--out", tmp_path, name, "--quiet")
+    assert code == 1 and out.startswith(f"stale: {name}: ") and "y[3]" in out
+    path.unlink()
+    code, out, _ = run_cli(capsys, "figures", "--check", "--out", tmp_path, name, "--quiet")
+    assert code == 1 and "no data file" in out
+
+
+@pytest.mark.slow
+def test_the_committed_figures_are_current():
+    """Every figure in docs/figures/ is what otbound computes now (its data, not its pixels)."""
+    from otbound.plots.figures import stale_figures
+
+    assert stale_figures(pathlib.Path(__file__).resolve().parent.parent / "docs" / "figures") \
+        == []
 
 
 def test_an_unknown_figure_is_refused(capsys, tmp_path):

@@ -96,6 +96,9 @@ def _add_figures(commands) -> None:
     figures.add_argument("--out", default="docs/figures", metavar="DIR",
                          help="folder to write them to (default docs/figures)")
     figures.add_argument("--list", action="store_true", help="list the figures")
+    figures.add_argument("--check", action="store_true",
+                         help="recompute the figures' data and compare it with the NAME.json "
+                              "files in --out (exit 1 when one is stale; needs no matplotlib)")
     figures.add_argument("names", nargs="*", metavar="NAME", help="only these figures")
     _add_quiet(figures)
 

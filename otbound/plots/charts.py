@@ -73,6 +73,15 @@ class Chart:
     title: str
 
 
+def chart_data(chart: Chart) -> dict:
+    """What a chart shows, as JSON: every panel's series (label, x, y), without the styling."""
+    return {"title": chart.title,
+            "panels": [{"title": panel.title, "xlabel": panel.xlabel, "ylabel": panel.ylabel,
+                        "series": [{"label": s.label, "x": [float(v) for v in s.x],
+                                    "y": [float(v) for v in s.y]} for s in panel.series]}
+                       for panel in chart.panels]}
+
+
 def spans_decades(values: Sequence[float]) -> bool:
     """Whether the positive finite ``values`` span :data:`DECADES` decades (a log axis)."""
     positive = [v for v in values if math.isfinite(v) and v > 0]

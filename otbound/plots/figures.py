@@ -25,6 +25,7 @@ Grids are kept small enough that each figure takes seconds; the PNGs are byte-st
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
@@ -39,7 +40,7 @@ from otbound.errors import InvalidSpecification
 from otbound.numerics.mechanisms import Mechanism, RandomizedResponse, gaussian, laplace
 from otbound.numerics.one_step import adp, rdp
 from otbound.numerics.settings import Subsampling
-from otbound.plots.charts import Chart, Panel, Series, write
+from otbound.plots.charts import Chart, Panel, Series, chart_data, write
 
 Report = Callable[[str], None]
 """A progress callback: told where a long run is."""
@@ -195,16 +196,63 @@ def chosen_figures(names: Sequence[str] = ()) -> list[SeedFigure]:
     return [known[name] for name in names] if names else list(SEED_FIGURES)
 
 
-def write_figures(folder: str | Path, names: Sequence[str] = (),
-                  progress: Report | None = None) -> list[Path]:
-    """Regenerate the chosen figures as ``folder/NAME.png``; the paths written."""
-    written = []
+RELATIVE = 1e-9
+"""How far a recomputed value may be from the committed one before the figure is stale (the
+sums behind the curves are not bit-reproducible across BLAS builds)."""
+
+
+def _charts(names: Sequence[str], progress: Report | None):
     figures = chosen_figures(names)
     for number, figure in enumerate(figures, 1):
         if progress:
             progress(f"[{number}/{len(figures)}] {figure.name}")
-        chart = figure.build(progress)
+        yield figure, figure.build(progress)
+
+
+def write_figures(folder: str | Path, names: Sequence[str] = (),
+                  progress: Report | None = None) -> list[Path]:
+    """Regenerate the chosen figures as ``folder/NAME.png``, each with its data as
+    ``folder/NAME.json`` (what ``--check`` compares); the PNG paths written."""
+    written = []
+    for figure, chart in _charts(names, progress):
         path = Path(folder) / f"{figure.name}.png"
         write(chart, path)
+        path.with_suffix(".json").write_text(json.dumps(chart_data(chart), indent=1) + "\n")
         written.append(path)
     return written
+
+
+def stale_figures(folder: str | Path, names: Sequence[str] = (),
+                  progress: Report | None = None) -> list[str]:
+    """The chosen figures whose committed data (``folder/NAME.json``) differs from what otbound
+    computes now, each with the first difference (no drawing: matplotlib is not needed)."""
+    stale = []
+    for figure, chart in _charts(names, progress):
+        path = Path(folder) / f"{figure.name}.json"
+        if not path.exists():
+            stale.append(f"{figure.name}: no data file {path}")
+            continue
+        difference = _first_difference(json.loads(path.read_text()), chart_data(chart))
+        if difference:
+            stale.append(f"{figure.name}: {difference}")
+    return stale
+
+
+def _first_difference(committed: dict, now: dict) -> str | None:
+    if committed["title"] != now["title"] or len(committed["panels"]) != len(now["panels"]):
+        return "its title or panels changed"
+    for old_panel, new_panel in zip(committed["panels"], now["panels"]):
+        old_series = {s["label"]: s for s in old_panel["series"]}
+        new_series = {s["label"]: s for s in new_panel["series"]}
+        if old_series.keys() != new_series.keys():
+            return f"its series changed: {sorted(old_series)} -> {sorted(new_series)}"
+        for label, series in new_series.items():
+            for axis in ("x", "y"):
+                old, new = np.array(old_series[label][axis]), np.array(series[axis])
+                if old.shape != new.shape:
+                    return f"{label}: {old.size} {axis} values, now {new.size}"
+                differs = ~(np.isclose(new, old, rtol=RELATIVE, atol=0.0) | (new == old))
+                if differs.any():
+                    at = int(np.argmax(differs))
+                    return f"{label}: {axis}[{at}] = {old[at]!r} committed, {new[at]!r} now"
+    return None
