@@ -384,11 +384,25 @@ def test_delta_at_a_negative_epsilon_is_computed_and_never_below_the_closed_form
     best = account(setting, noise, 10, epsilon=-0.1)
     assert best.accountant is Accountant.PLD
     assert "ε >= 0 only" in best.details["compared"]["rdp"]["unavailable"]
-    for method in ("agnostic", "posthoc"):
-        code, _, err = run_cli(capsys, "adp", "--scheme", "poisson", "--rate", "0.2",
+    for method in ("agnostic", "posthoc"):   # through the swapped relation at −ε
+        code, out, _ = run_cli(capsys, "adp", "--scheme", "poisson", "--rate", "0.2",
                                "--mechanism", "gaussian", "--sigma", "1", "--epsilon=-0.3",
-                               "--method", method)
-        assert_one_line_error(code, err, "ε >= 0 only", "--method tight")
+                               "--method", method, "--json")
+        assert code == 0
+        assert json.loads(out)["delta"][0] >= _poisson_gaussian_delta(0.2, 1.0, -0.3)
+
+
+def test_below_zero_the_swapped_relations_bound_is_used_where_smaller():
+    """Without an exact solver (the Gaussian under substitution without replacement) the tight
+    bound's relaxed pairs gave δ(−0.05) = 0.0946, 28 % above 1 − e^ε + e^ε δ'(−ε) from the
+    swapped relation's (agnostic) bound at 0.05, which is sound too: the smaller is reported.
+    A list with ε of both signs gives each ε what it gets alone."""
+    setting = Subsampling("wor", batch_size=10, dataset_size=100, substitutions=1)
+    mixed = adp(setting, gaussian(1.0), "tight", [-0.05, 0.05])
+    alone = adp(setting, gaussian(1.0), "tight", [0.05])[0]
+    mirrored = 1 - np.exp(-0.05) + np.exp(-0.05) * (alone.value + alone.error)
+    assert mixed[1].value == alone.value
+    assert 1 - np.exp(-0.05) <= mixed[0].value <= mirrored * (1 + 1e-12)
 
 
 def test_composed_delta_at_a_negative_epsilon_lies_between_dp_accountings_two_estimates():

@@ -31,7 +31,7 @@ from otbound.numerics.baselines import balle, baseline_bounds
 from otbound.numerics.certified import (certified_delta_curve, certified_log_psi_curve,
                                         certified_mode, certifying)
 from otbound.numerics.hockey_stick import check_epsilons, hockey_stick_bounds
-from otbound.numerics.limits import MAX_ALPHA, show
+from otbound.numerics.limits import MAX_ALPHA
 from otbound.numerics.mechanisms import Mechanism, Pair
 from otbound.numerics.mixtures import (mixture_log_psi, per_order, profile_mixture, rounded_up,
                                        weighted_sum)
@@ -419,17 +419,45 @@ def adp(setting: Subsampling | DerivedSetting, mechanism: Mechanism, method: Met
     if setting.epoch_level:
         return _monotone(_epoch_bounds(setting, mechanism, method, epsilons, Quantity.ADP), epsilons,
                          decreasing=True).as_list()
-    if method is not Method.TIGHT and (epsilons < 0).any():
-        raise UnsupportedOperation(
-            f"the {method.value} bounds are proved for ε >= 0 only, got ε = "
-            f"{show(float(epsilons.min()))}; method='tight' gives δ at negative ε")
-    result = {Method.TIGHT: _tight_delta, Method.AGNOSTIC: _agnostic_delta,
-              Method.POSTHOC: _posthoc_delta}[method](setting, mechanism, epsilons)
-    result = _monotone(result, epsilons, decreasing=True)
+    result = _monotone(_delta_by_method(setting, mechanism, method, epsilons), epsilons,
+                       decreasing=True)
     sources = (None if result.sources is None
                else np.where(result.upper > 1.0, "δ ≤ 1 (trivial)", result.sources))
     return Bounds(np.minimum(result.upper, 1.0), np.minimum(result.estimate, 1.0),
                   sources).as_list()
+
+
+def _delta_by_method(setting, mechanism: Mechanism, method: Method,
+                     epsilons: np.ndarray) -> Bounds:
+    """δ(ε) by ``method``. Below ε = 0 the agnostic and post-hoc bounds (proved for ε ≥ 0) give
+    it through the swapped relation (:func:`_below_zero`); the tight bound gives it directly
+    too, and the smaller of the two is kept."""
+    compute = {Method.TIGHT: _tight_delta, Method.AGNOSTIC: _agnostic_delta,
+               Method.POSTHOC: _posthoc_delta}[method]
+    negative = epsilons < 0
+    if not negative.any():
+        return compute(setting, mechanism, epsilons)
+    below = _below_zero(setting, mechanism, method, epsilons[negative])
+    if method is Method.TIGHT:
+        below = minimum([compute(setting, mechanism, epsilons[negative]), below])
+    rest = compute(setting, mechanism, epsilons[~negative]) if (~negative).any() else None
+    upper, estimate = np.empty(epsilons.size), np.empty(epsilons.size)
+    sources = np.empty(epsilons.size, dtype=object)
+    for part, at in ((below, negative), (rest, ~negative)):
+        if part is not None:
+            upper[at], estimate[at] = part.upper, part.estimate
+            sources[at] = part.sources if part.sources is not None else None
+    return Bounds(upper, estimate, None if any(v is None for v in sources) else sources)
+
+
+def _below_zero(setting, mechanism: Mechanism, method: Method, epsilons: np.ndarray) -> Bounds:
+    """δ(ε) at ε < 0 from the swapped relation's δ' at −ε > 0: ``H_{e^ε}(P ‖ Q) = 1 − e^ε +
+    e^ε H_{e^{−ε}}(Q ‖ P)`` (Zhu et al. 2022, Prop. 6), rounded up."""
+    mirrored = Bounds.of(adp(setting.swapped(), mechanism, method, -epsilons))
+    gap, scale = -np.expm1(epsilons), np.exp(epsilons)
+    upper = (gap + scale * mirrored.upper) * (1 + 4 * EPS)
+    return Bounds(upper, gap + scale * mirrored.estimate).named(
+        "Zhu et al. 2022 Prop. 6: the swapped relation's bound at -ε")
 
 
 def branches_delta(branches: Sequence[Branch], epsilons: np.ndarray,
@@ -446,7 +474,9 @@ def _tight_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
     """As :func:`_tight_rdp`, for δ(ε)."""
     branches, how = solved(setting, mechanism)
     found = maximum([branches_delta(b, epsilons) for b in branches])
-    if how.basis is Basis.TIGHT or (epsilons < 0).any():   # nothing (validly) compared: no name
+    if how.basis is Basis.TIGHT or (epsilons < 0).any():
+        # nothing compared (no name), or below ε = 0, where the agnostic bound does not apply
+        # directly (adp compares it through the swapped relation)
         return found
     return minimum([found.named(PAIRS[how.basis]), _agnostic_delta(setting, mechanism, epsilons)])
 
