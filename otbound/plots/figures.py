@@ -196,7 +196,7 @@ def chosen_figures(names: Sequence[str] = ()) -> list[SeedFigure]:
     return [known[name] for name in names] if names else list(SEED_FIGURES)
 
 
-RELATIVE = 1e-9
+STALE_RELATIVE = 1e-9
 """How far a recomputed value may be from the committed one before the figure is stale (the
 sums behind the curves are not bit-reproducible across BLAS builds)."""
 
@@ -251,7 +251,7 @@ def _first_difference(committed: dict, now: dict) -> str | None:
                 old, new = np.array(old_series[label][axis]), np.array(series[axis])
                 if old.shape != new.shape:
                     return f"{label}: {old.size} {axis} values, now {new.size}"
-                differs = ~(np.isclose(new, old, rtol=RELATIVE, atol=0.0) | (new == old))
+                differs = ~(np.isclose(new, old, rtol=STALE_RELATIVE, atol=0.0) | (new == old))
                 if differs.any():
                     at = int(np.argmax(differs))
                     return f"{label}: {axis}[{at}] = {old[at]!r} committed, {new[at]!r} now"
