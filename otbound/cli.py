@@ -304,8 +304,8 @@ def _figures(args: argparse.Namespace) -> int:
         with Progress("figures", quiet=args.quiet) as progress:
             stale = stale_figures(args.out, args.names, progress)
         for figure in chosen_figures(args.names):
-            found = [line for line in stale if line.startswith(f"{figure.name}: ")]
-            print(f"stale: {found[0]}" if found else f"current: {figure.name}")
+            print(f"stale: {figure.name}: {stale[figure.name]}" if figure.name in stale
+                  else f"current: {figure.name}")
         if stale:
             print("regenerate with `otbound figures` (needs otbound[plots])")
         return EXIT_FAILED if stale else EXIT_OK

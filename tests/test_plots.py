@@ -190,7 +190,7 @@ def test_the_committed_figures_are_current():
     from otbound.plots.figures import stale_figures
 
     assert stale_figures(pathlib.Path(__file__).resolve().parent.parent / "docs" / "figures") \
-        == []
+        == {}
 
 
 def test_an_unknown_figure_is_refused(capsys, tmp_path):

@@ -51,9 +51,8 @@ def compose(steps: list[Step], accountant: Accountant = Accountant.BEST, *,
     curves = functools.cache(lambda: rdp.case_curves(steps))
     found: dict[Accountant, Guarantee] = {}
 
-    shift = composed_shift(steps)
-
     def by_pld() -> Guarantee:
+        shift = composed_shift(steps)
         found[Accountant.PLD] = (
             _pld_guarantee(steps, curves, delta, epsilon, conversion, discretisation,
                            accountant is Accountant.BEST) if shift is None
@@ -75,14 +74,16 @@ def compose(steps: list[Step], accountant: Accountant = Accountant.BEST, *,
 def _at_most_pure(guarantee: Guarantee, pure: float, delta: float | None,
                   epsilon: float | None) -> Guarantee:
     """The smaller of the accountant's answer and the steps' pure DP ``(pure, 0)``."""
+    if delta is not None and pure < guarantee.epsilon:
+        changed = {"epsilon": pure}
+    elif epsilon is not None and epsilon >= pure and guarantee.delta > 0:
+        changed = {"delta": 0.0}
+    else:
+        return guarantee
     details = {key: value for key, value in guarantee.details.items() if key != "at_floor"}
     details["pure"] = (f"(ε = {pure:.10g}, δ = 0)-DP: each step's largest privacy loss, summed "
                        "(basic composition of pure DP)")
-    if delta is not None and pure < guarantee.epsilon:
-        return replace(guarantee, epsilon=pure, details=details)
-    if epsilon is not None and epsilon >= pure and guarantee.delta > 0:
-        return replace(guarantee, delta=0.0, details=details)
-    return guarantee
+    return replace(guarantee, details=details, **changed)
 
 
 def _exact_shift(shift: Shift, total: int, delta: float | None,

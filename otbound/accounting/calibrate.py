@@ -7,9 +7,10 @@ here is monotone in it), and never increases with the noise (σ, the Laplace sca
 steps from a start until it brackets the boundary (the first step sized by the start's gap,
 then doubling or halving), then narrows the bracket by secant steps on a log scale where they
 fall inside it, else regula falsi (Illinois rule; bisection where a trial has no number), to a
-relative width of ``tolerance`` (a number of steps to the largest that meets it). Only values whose accounting met the target are ever
-returned: the *safe* end of the final bracket, with the guarantee accounted at exactly that value
-(the verification is the accounting itself, not an interpolation). A value at which no
+relative width of ``tolerance`` (a number of steps to the largest that meets it). Only values
+whose accounting met the target are ever returned: the *safe* end of the final bracket, with the
+guarantee accounted at exactly that value (the verification is the accounting itself, not an
+interpolation). A value at which no
 accountant gives an answer counts as not meeting the target.
 """
 

@@ -47,9 +47,8 @@ def largest_loss(pair) -> float:
         support = pair.p > 0
         loss = float(np.max(pair.log_ratio[support] + pair.log_ratio_error[support]))
         return max(loss, 0.0) + MARGIN * (1 + abs(loss))
-    if isinstance(pair, MixturePair) and pair.p_means.min() >= pair.q_means.max():
-        loss = pair.family.log_sup_ratio(pair.p_means, pair.p_log_weights, pair.q_means,
-                                         pair.q_log_weights, pair.scale)
+    if isinstance(pair, MixturePair) and pair.ratio_increases:
+        loss = pair.log_sup_ratio()
         scale = 1 + abs(loss) + float(np.abs(pair.p_means).max()) / pair.scale
         return max(loss, 0.0) + MARGIN * scale if math.isfinite(loss) else math.inf
     return math.inf

@@ -41,18 +41,16 @@ class Shift:
             return max(-math.expm1(epsilon), 0.0)
         from flint import arb, ctx
 
-        old, ctx.prec = ctx.prec, PRECISION
-        try:
+        with ctx.workprec(PRECISION):
             ball = self.family.shift_delta_ball(arb(self.mu), arb(epsilon))
-        finally:
-            ctx.prec = old
         return min(max(double_above(ball), math.nextafter(0.0, 1.0)), 1.0)   # δ > 0 for μ > 0
 
     def epsilon(self, target: float) -> float:
         """The smallest ε ≥ 0, rounded up, with ``δ(ε) ≤ target`` (δ decreases in ε)."""
         if self.delta(0.0) <= target:
             return 0.0
-        low, high = 0.0, max(1.0, self.mu ** 2 / 2 + self.mu * math.sqrt(2 * math.log(1 / target)))
+        reach = self.mu ** 2 / 2 + self.mu * math.sqrt(2 * math.log(1 / target))
+        low, high = 0.0, max(1.0, reach)
         while self.delta(high) > target:
             low, high = high, 2 * high
             if high > 1e6:

@@ -87,7 +87,7 @@ def hockey_stick_bounds(pair: MixturePair | FinitePair, epsilons,
                       np.concatenate([b.estimate for b in parts]))
     _require_monotone(pair)
     upper, estimate = np.zeros(epsilons.size), np.zeros(epsilons.size)
-    open_ = np.flatnonzero(epsilons < _log_sup_ratio(pair))   # δ = 0 exactly elsewhere
+    open_ = np.flatnonzero(epsilons < pair.log_sup_ratio())   # δ = 0 exactly elsewhere
     if open_.size:
         roots, steps = _roots(pair, epsilons[open_])
         found = _deltas_at(pair, epsilons[open_], roots, steps, tolerance)
@@ -113,16 +113,11 @@ def _finite(pair: FinitePair, epsilons: np.ndarray) -> Bounds:
 
 
 def _require_monotone(pair: MixturePair) -> None:
-    if pair.p_means.min() < pair.q_means.max():
+    if not pair.ratio_increases:
         raise UnsupportedOperation(
             "the closed-form hockey stick needs every mean of P at or above every mean of Q "
             "(monotone likelihood ratio)")
 
-
-def _log_sup_ratio(pair: MixturePair) -> float:
-    """``log sup_z P(z)/Q(z)``, the limit as ``z → ∞``."""
-    return pair.family.log_sup_ratio(pair.p_means, pair.p_log_weights, pair.q_means,
-                                     pair.q_log_weights, pair.scale)
 
 
 def _loss_and_slope(pair: MixturePair, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

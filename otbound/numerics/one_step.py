@@ -446,7 +446,7 @@ def _delta_by_method(setting, mechanism: Mechanism, method: Method,
     for part, at in ((below, negative), (rest, ~negative)):
         if part is not None:
             upper[at], estimate[at] = part.upper, part.estimate
-            sources[at] = part.sources if part.sources is not None else None
+            sources[at] = part.sources
     return Bounds(upper, estimate, None if any(v is None for v in sources) else sources)
 
 

@@ -107,6 +107,17 @@ class MixturePair:
         raise InvalidSpecification(f"side must be Side.P or Side.Q, got {side!r}",
                                    parameter="side")
 
+    @property
+    def ratio_increases(self) -> bool:
+        """Whether ``P(z)/Q(z)`` is nondecreasing in ``z``: every mean of P at or above every
+        mean of Q (the families' kernels are totally positive of order 2)."""
+        return bool(self.p_means.min() >= self.q_means.max())
+
+    def log_sup_ratio(self) -> float:
+        """``lim_{z→∞} log P(z)/Q(z)``: ``log sup_z P/Q`` where :attr:`ratio_increases`."""
+        return self.family.log_sup_ratio(self.p_means, self.p_log_weights, self.q_means,
+                                         self.q_log_weights, self.scale)
+
     def swapped(self) -> "MixturePair":
         """The pair ``(Q, P)``."""
         return MixturePair(self.family, self.scale, self.q_means, self.q_log_weights,

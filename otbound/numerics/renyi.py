@@ -491,7 +491,7 @@ def _gaussian_cells(pair: MixturePair, alphas: np.ndarray, far: _FarPeak
     64 at a time), the others are dropped."""
     s = pair.scale
     points, search = _start_search(pair, alphas, far)
-    monotone = bool(pair.p_means.min() >= pair.q_means.max())
+    monotone = pair.ratio_increases
     found = [(np.empty(0, dtype=int), np.empty(0, dtype=int), np.empty(0))]
     while search.order.size:
         bound = _search_round(pair, alphas, points, search, monotone)

@@ -223,18 +223,17 @@ def write_figures(folder: str | Path, names: Sequence[str] = (),
 
 
 def stale_figures(folder: str | Path, names: Sequence[str] = (),
-                  progress: Report | None = None) -> list[str]:
+                  progress: Report | None = None) -> dict[str, str]:
     """The chosen figures whose committed data (``folder/NAME.json``) differs from what otbound
-    computes now, each with the first difference (no drawing: matplotlib is not needed)."""
-    stale = []
+    computes now, by name, each with its first difference (no drawing: matplotlib is not
+    needed)."""
+    stale = {}
     for figure, chart in _charts(names, progress):
         path = Path(folder) / f"{figure.name}.json"
-        if not path.exists():
-            stale.append(f"{figure.name}: no data file {path}")
-            continue
-        difference = _first_difference(json.loads(path.read_text()), chart_data(chart))
+        difference = (_first_difference(json.loads(path.read_text()), chart_data(chart))
+                      if path.exists() else f"no data file {path}")
         if difference:
-            stale.append(f"{figure.name}: {difference}")
+            stale[figure.name] = difference
     return stale
 
 

@@ -63,13 +63,10 @@ class Gaussian(NoiseFamily):
         return arb(order * (order - 1)) / (2 * (arb(scale) / arb(sensitivity)) ** 2)
 
     def shift_delta_ball(self, gap, epsilon):
-        """``Φ(Δ/2 − ε/Δ) − e^ε Φ(−Δ/2 − ε/Δ)`` (Balle & Wang 2018, Thm. 8), every real ε."""
-        from flint import arb
-
-        def phi(x):
-            return (-x / arb(2).sqrt()).erfc() / 2
-
-        return phi(gap / 2 - epsilon / gap) - epsilon.exp() * phi(-gap / 2 - epsilon / gap)
+        """``Φ(Δ/2 − ε/Δ) − e^ε Φ(−Δ/2 − ε/Δ)`` (Balle & Wang 2018, Thm. 8), every real ε: the
+        survival function at ``ε/Δ ∓ Δ/2``."""
+        return (self.survival_ball(epsilon / gap - gap / 2, 1)
+                - epsilon.exp() * self.survival_ball(epsilon / gap + gap / 2, 1))
 
     def survival_mp(self, x):
         return mp.erfc(x / mp.sqrt(2)) / 2
