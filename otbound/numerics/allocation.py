@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from otbound.choices import DEFAULT_DISCRETISATION
-from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.errors import InvalidSpecification
 from otbound.numerics.ratio_laws import RatioLaw
 from otbound.numerics.ratio_sums import ContractedSum, LogGrid, SpreadSum, repeated
 from otbound.numerics.rounding import EPS, Bounds
@@ -116,6 +116,11 @@ def spread_sum(law: RatioLaw, size: int, step: float) -> SpreadSum:
     """``S⁺`` of ``size`` ratios on the grid of ``log size``."""
     grid = _grid(size, step)
     return repeated(SpreadSum.of(law, grid, *_span(law, grid)), size)
+
+
+def upper_sum(law: RatioLaw, size: int) -> SpreadSum:
+    """``S⁺`` of ``size`` ratios on the grid the PLD uses."""
+    return spread_sum(law, size, grid_step(law, size, DEFAULT_DISCRETISATION))
 
 
 @functools.lru_cache(maxsize=32)
@@ -269,9 +274,11 @@ class EpochPair:
         return low, low + (pmf.size - 1) * discretisation
 
     def log_psi_curve(self, alphas):
-        raise UnsupportedOperation("the Rényi divergence of a random-allocation epoch is not "
-                                   "bounded yet; its δ(ε) is (adp), and so is its composition "
-                                   "by the PLD accountant (accountant='pld' or 'best')")
+        """``log Ψ_α`` of one epoch at every order, rounded up
+        (:mod:`otbound.numerics.allocation_renyi`)."""
+        from otbound.numerics.allocation_renyi import epoch_log_psi
+
+        return epoch_log_psi(self.epoch, self.direction, alphas, upper_sum)
 
 
 @functools.lru_cache(maxsize=64)

@@ -616,6 +616,8 @@ def certified_log_psi_curve(pair: MixturePair | FinitePair, alphas,
     from otbound.numerics.renyi import check_orders
 
     alphas = check_orders(alphas, limit)
+    if not isinstance(pair, (FinitePair, MixturePair)):   # an epoch's pair: its own arb series
+        return pair.log_psi_curve(alphas)
     cache: dict[float, NumericBound] = {}
     for alpha in alphas:
         if float(alpha) not in cache:

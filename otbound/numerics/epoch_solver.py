@@ -29,7 +29,9 @@ def solve_epoch(pattern: EpochPattern, mechanism, rate: float | None = None) -> 
         epoch = Allocation(pattern.steps, pattern.weights.selected, ratio_law(mechanism))
         how = (f"the pinned product's worst case (random allocation of {epoch.selected} of "
                f"{epoch.steps} steps) for the {mechanism.name} mechanism's worst pair at "
-               "distance 1")
+               "distance 1" + ("" if epoch.selected == 1 else
+                               f", bounded above through its hidden partition into "
+                               f"{epoch.selected} blocks"))
         return [(0.0, [EpochPair(epoch, "remove" if pattern.removal else "add")])], 1, how
     if isinstance(pattern, PinnedProduct) and isinstance(pattern.weights, IndependentWeights):
         if rate is None:

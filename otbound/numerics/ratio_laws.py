@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -54,6 +54,9 @@ class RatioLaw:
     low: float
     high: float
     source: str
+    pair: object = None
+    """The one-step pair ``(P₁, P₀)`` the law is of, where known (its Rényi divergences give the
+    moments of ``L``)."""
 
     def cells(self, grid: np.ndarray) -> Cells:
         """Masses of the cells of ``grid`` (increasing points of ``log L``)."""
@@ -173,9 +176,10 @@ def ratio_law(mechanism) -> RatioLaw:
 
     pair = mechanism.distance_pair(1)
     if isinstance(pair, FinitePair):
-        return finite_law(pair.p, pair.q, f"{mechanism.name}: its two outputs' distributions")
-    law = pair.family.shift_ratio_law(pair.scale)
+        law = finite_law(pair.p, pair.q, f"{mechanism.name}: its two outputs' distributions")
+    else:
+        law = pair.family.shift_ratio_law(pair.scale)
     if law is None:
         raise UnsupportedOperation(f"the {mechanism.name} family has no likelihood-ratio law "
                                    "for epoch-level sampling")
-    return law
+    return replace(law, pair=pair)
