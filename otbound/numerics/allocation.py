@@ -160,8 +160,8 @@ def _lower_pmf(law: RatioLaw, steps: int, selected: int, direction: str,
         q = found.mass
         p, noise = q * found.means() / steps, 0.0
     else:
-        p, q, noise = statistic_laws(law, steps, selected)
-        p, q = np.maximum(p - noise, 0.0), q + noise
+        p, q, p_noise, q_noise = statistic_laws(law, steps, selected)
+        p, q = np.maximum(p - p_noise, 0.0), q + q_noise
     keep = (p > 0) & (q > 0)
     p, q = p[keep], q[keep]
     if direction == "add":
@@ -182,14 +182,17 @@ STATISTIC_POINTS = 2 ** 22
 
 @functools.lru_cache(maxsize=4)
 def statistic_laws(law: RatioLaw, steps: int, selected: int) -> tuple[np.ndarray, np.ndarray,
-                                                                    float]:
-    """``(p, q, noise)``: the laws under ``P_k`` and ``Q`` of the statistic ``Σ_t g(y_t)`` of the
-    outputs, ``g = ⌊log(1 + ρ L)/Δ⌋`` with ``ρ = k/(T − k)`` (the saddle point of ``e_k``: ``log
-    e_k(L) ≈ Σ_t log(1 + ρ L_t)`` + const, so the statistic is nearly sufficient), capped where
-    both laws have less than 1e-30 beyond. The statistic is symmetric in the steps, so its law
-    under ``P_k`` is that of ``k`` tilted summands and ``T − k`` plain ones (FFT); ``noise``
-    bounds the transform's rounding per cell (measured: the largest negative value, times
-    :data:`otbound.accounting.pld.NOISE_FACTOR`'s 4)."""
+                                                                    float, np.ndarray]:
+    """``(p, q, p_noise, q_noise)``: the laws under ``P_k`` and ``Q`` of the statistic ``Σ_t
+    g(y_t)`` of the outputs, ``g = ⌊log(1 + ρ L)/Δ⌋`` with ``ρ = k/(T − k)`` (the saddle point of
+    ``e_k``: ``log e_k(L) ≈ Σ_t log(1 + ρ L_t)`` + const, so the statistic is nearly
+    sufficient), capped where both laws have less than 1e-30 beyond, and bounds on their
+    transforms' rounding per cell. The statistic is symmetric in the steps, so its law under
+    ``P_k`` is that of ``k`` tilted summands and ``T − k`` plain ones (FFT). An FFT's rounding is
+    absolute (``noise``: measured, the largest negative value times
+    :data:`otbound.accounting.pld.NOISE_FACTOR`'s 4), which would drown ``Q``'s upper tail, where
+    the large losses are; there ``q`` is taken from the law of the sum under ``Q`` tilted by
+    ``e^{Δ s}`` (:func:`_tilted_sum`), whose rounding is scaled down by ``e^{−Δ s}``."""
     rho = selected / (steps - selected) if selected < steps else 1e12
     low, high = law.reach(1e-15)
     top = math.log1p(rho * math.exp(high))
@@ -204,7 +207,28 @@ def statistic_laws(law: RatioLaw, steps: int, selected: int) -> tuple[np.ndarray
     under_q = np.fft.irfft(plain ** steps, length)[:size]
     under_p = np.fft.irfft(tilted ** selected * plain ** (steps - selected), length)[:size]
     noise = 4 * max(0.0, -float(under_q.min()), -float(under_p.min())) + 1e-17
-    return np.maximum(under_p, 0.0), np.maximum(under_q, 0.0), noise
+    from_tilt, tilt_noise = _tilted_sum(q, lattice, steps, length, size)
+    better = tilt_noise < noise
+    under_q = np.where(better, from_tilt, under_q)
+    return (np.maximum(under_p, 0.0), np.maximum(under_q, 0.0), noise,
+            np.minimum(tilt_noise, noise))
+
+
+def _tilted_sum(q: np.ndarray, lattice: float, steps: int, length: int, size: int
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The law of the sum of ``steps`` summands of law ``q`` on ``0, 1, …`` through their law
+    tilted by ``e^{Δ j}`` (``Δ`` the lattice step): ``P(sum = s) = M^T e^{−Δ s} r(s)``, ``M =
+    Σ_j q_j e^{Δ j}``, ``r`` the tilted sum's law; with each cell's bound on its rounding."""
+    log_weights = lattice * np.arange(q.size)
+    shift = log_weights.max()
+    with np.errstate(divide="ignore"):
+        log_total = float(np.log(np.sum(q * np.exp(log_weights - shift)))) + shift
+    weights = q * np.exp(log_weights - log_total)
+    summed = np.fft.irfft(np.fft.rfft(weights, length) ** steps, length)[:size]
+    noise = 4 * max(0.0, -float(summed.min())) + 1e-17
+    with np.errstate(over="ignore", invalid="ignore"):   # an infinite bound is never used
+        scale = np.exp(steps * log_total - lattice * np.arange(size))
+        return np.maximum(summed, 0.0) * scale, noise * scale
 
 
 def _dense(index: np.ndarray, probs: np.ndarray, infinity: float, pessimistic: bool,
