@@ -82,3 +82,27 @@ def test_the_coupling_of_e5_as_printed_is_invalid():
         ReplaceGroup("A1", ("g1", "g2", "g3"), ("g1", "g2", "g3"), "E1"),)))
     assert not report.valid
     assert "coordinate y_E1" in report.variants[0].cases[0].mismatch.detail
+
+
+def _thm_3_6_against(left, right, constraints) -> str:
+    """001 Thm. 3.6 derived, compared with a statement of the given shape."""
+    derivation = load_derivation("001-thm-3.6")
+    written = statement(substitution=problem(left=left, right=right, constraints=constraints))
+    variant = replace(derivation.variants[0], published=written)
+    return run(replace(derivation, variants=(variant,))).variants[0].difference
+
+
+def test_a_statement_matches_in_any_order_and_with_a_point_split():
+    """001 Thm. 3.6 written with its components in another order, or with one component split
+    into two that the constraints put at one point, is the published statement; a weight or a
+    constraint changed is not (the defect: reordered components were marked NO)."""
+    w = q / N
+    same = {("y1", "y3"): 0, ("y1", "y2"): 1, ("y1", "y4"): 1, ("y2", "y4"): 1}
+    assert _thm_3_6_against([("y2", w), ("y1", 1 - w)], [("y4", w), ("y3", 1 - w)], same) == ""
+    split = same | {("y2", "y5"): 0}
+    assert _thm_3_6_against([("y1", 1 - w), ("y2", w / 2), ("y5", w / 2)],
+                            [("y3", 1 - w), ("y4", w)], split) == ""
+    assert "weight" in _thm_3_6_against([("y2", 2 * w), ("y1", 1 - 2 * w)],
+                                        [("y4", w), ("y3", 1 - w)], same)
+    assert "constraints differ" in _thm_3_6_against(
+        [("y1", 1 - w), ("y2", w)], [("y3", 1 - w), ("y4", w)], same | {("y2", "y4"): 2})

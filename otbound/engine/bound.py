@@ -154,7 +154,13 @@ class MixtureProblem:
                 + tuple(f"R{j + 1}" for j in range(len(self.right))))
 
     def difference(self, other: "MixtureProblem") -> str:
-        """Why the two problems differ (empty when they are the same problem)."""
+        """Why the two problems differ (empty when they are the same problem, whatever the
+        order of their components and however components at one point are split: see
+        :meth:`equivalent`); the first difference position by position."""
+        found = self._positional_difference(other)
+        return "" if not found or self.equivalent(other) else found
+
+    def _positional_difference(self, other: "MixtureProblem") -> str:
         from otbound.engine.simplify import is_identically_zero
 
         if (len(self.left), len(self.right)) != (len(other.left), len(other.right)):
@@ -170,6 +176,66 @@ class MixtureProblem:
             return (f"constraints differ: {self.constraints.describe()} vs "
                     f"{other.constraints.describe()}")
         return ""
+
+    def merged(self) -> "MixtureProblem":
+        """The same problem with the components of one side that the constraints put at one
+        point (closed distance 0) merged into one, their weights added: ``b_ŷ`` is then the same
+        distribution, so the mixtures and the maximum are unchanged."""
+        closed = self.constraints.closure()
+        sizes, kept, parts = (len(self.left), len(self.right)), [], []
+        components = self.left + self.right
+        for index, component in enumerate(components):
+            side = index >= sizes[0]
+            home = next((k for k, first in enumerate(kept) if (first >= sizes[0]) == side
+                         and closed.bounds[first][index] == 0), None)
+            if home is None:
+                kept.append(index)
+                parts.append([component.weight])
+            else:
+                parts[home].append(component.weight)
+        if len(kept) == len(components):
+            return self
+        merged = [Component(components[i].label, sum(weights[1:], weights[0]))
+                  for i, weights in zip(kept, parts)]
+        left = tuple(c for i, c in zip(kept, merged) if i < sizes[0])
+        labels = [components[i].label for i in kept]
+        bounds = tuple(tuple(closed.bounds[i][j] for j in kept) for i in kept)
+        return MixtureProblem(left, tuple(merged[len(left):]),
+                              ConstraintMatrix(tuple(labels), bounds))
+
+    def equivalent(self, other: "MixtureProblem") -> bool:
+        """Whether the two are one problem written in two shapes: after :meth:`merged`, a
+        renumbering of each side's components that carries weights to equal weights and closed
+        constraints to equal constraints (found by backtracking, structure before weights)."""
+        from otbound.engine.simplify import is_identically_zero
+
+        mine, theirs = self.merged(), other.merged()
+        if (len(mine.left), len(mine.right)) != (len(theirs.left), len(theirs.right)):
+            return False
+        a, b = mine.constraints.closure().bounds, theirs.constraints.closure().bounds
+        sides = [i >= len(mine.left) for i in range(len(a))]
+        weights_a = [c.weight for c in mine.left + mine.right]
+        weights_b = [c.weight for c in theirs.left + theirs.right]
+        same_weight = functools.cache(
+            lambda i, j: is_identically_zero(weights_a[i] - weights_b[j]))
+
+        def signature(rows, i):
+            return sides[i], tuple(sorted(rows[i]))
+
+        def extend(assigned: list[int]) -> bool:
+            i = len(assigned)
+            if i == len(a):
+                return True
+            for j in range(len(b)):
+                if (j in assigned or signature(a, i) != signature(b, j)
+                        or any(a[i][k] != b[j][assigned[k]] for k in range(i))
+                        or not same_weight(i, j)):
+                    continue
+                if extend(assigned + [j]):
+                    return True
+            return False
+
+        return extend([])
 
     def differences(self, other: "MixtureProblem") -> list[str]:
         """Every difference from ``other``, position by position (001 Cor. D.7 form): each

@@ -158,7 +158,7 @@ def _lower_pmf(law: RatioLaw, steps: int, selected: int, direction: str,
     if selected == 1:
         found = contracted_sum(law, steps, grid_step(law, steps, discretisation))
         q = found.mass
-        p, noise = q * found.means() / steps, 0.0
+        p = q * found.means() / steps
     else:
         p, q, p_noise, q_noise = statistic_laws(law, steps, selected)
         p, q = np.maximum(p - p_noise, 0.0), q + q_noise
