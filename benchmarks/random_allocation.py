@@ -36,6 +36,8 @@ SIGMAS = (0.5, 1.0, 2.0)
 ALLOCATIONS = ((1, 10), (10, 100), (5, 1000))
 PRACTITIONER = {"batch_size": 256, "dataset_size": 60000, "sigma": 1.0, "epochs": 10,
                 "delta": 1e-5}
+PRACTITIONER_ROW = "10 epochs of balls-in-bins, N = 60000, b = 256, σ = 1, δ = 1e-05"
+"""The label of the practitioner's row (docs/epoch_sampling.md names it)."""
 PR_414 = 2.4265
 """dp_accounting PR #414's ε for σ = 2, k = 10, t = 100, δ = 1e-6 (the reduction to k = 1)."""
 
@@ -98,8 +100,7 @@ def main() -> None:
     theirs = None if bracket is None else best_of(args.runs, lambda: bracket(
         delta=p["delta"], sigma=p["sigma"], num_steps=steps, num_selected=1,
         num_epochs=p["epochs"]))
-    print(row(f"{p['epochs']} epochs of balls-in-bins, N = {p['dataset_size']}, b = "
-              f"{p['batch_size']}, σ = {p['sigma']:g}, δ = {p['delta']:g}", mine, theirs))
+    print(row(PRACTITIONER_ROW, mine, theirs))
     (upper, lower), _ = mine
     print(f"\nbracket width of the practitioner's run: {(upper - lower) / upper:.3%} of ε")
     found, seconds = best_of(args.runs, lambda: otbound.calibrate(

@@ -13,10 +13,15 @@ dp_accounting computes it
     python benchmarks/wor_substitution_tight.py [--q 10] [--n 1000] [--sigmas 1,2]
         [--alphas 2,3,4,8,16,32]
     python benchmarks/wor_substitution_tight.py --evidence   # the multi-start search grid
+    python benchmarks/wor_substitution_tight.py --every-order [0.5,1,2,3,4]
 
 ``--evidence`` maximises over ``(a, b, θ)`` by multi-start L-BFGS-B (3 random starts and the two
 candidates) on a grid of ``(w, σ, α)`` and prints which candidate is larger (E: equilateral,
 R: removal) and the largest relative excess of the search over it (numerical evidence only).
+
+``--every-order SIGMAS`` times ``certify_triangle`` at ``q/N = 256/60000`` for every integer order
+2–256 (one core, after a first call that loads the imports) and prints, per σ, the slowest order
+with its boxes and time, the orders over 0.5 s and the time of all 255 orders.
 """
 
 from __future__ import annotations
@@ -78,6 +83,53 @@ def evidence() -> None:
     print(f"\nlargest relative excess of the search over the larger candidate: {excess:.2e}")
 
 
+EVERY_ORDER_W = Fraction(256, 60000)
+EVERY_ORDER = range(2, 257)
+EVERY_ORDER_HEADER = "| σ | slowest order | its time | orders over 0.5 s | all 255 orders |"
+"""The header of ``--every-order``'s table (docs/wor_substitution.md names it)."""
+
+
+def every_order(sigmas: list[float]) -> None:
+    """The cost of the certificate at every integer order 2–256, one row per σ."""
+    tp.certify_triangle(EVERY_ORDER_W, 2, 0.8)   # loads the imports (σ not in the table)
+    print(EVERY_ORDER_HEADER)
+    print("|---|---|---|---|---|")
+    for sigma in sigmas:
+        seconds, boxes = certificate_costs(sigma)
+        slowest = max(seconds, key=seconds.get)
+        shown = f"{slowest} ({boxes[slowest]} box{'es' if boxes[slowest] != 1 else ''})"
+        print(f"| {sigma:g} | {shown} | {seconds[slowest]:.2f} s | {slow_orders(seconds, 0.5)} | "
+              f"{sum(seconds.values()):.1f} s |", flush=True)
+
+
+def certificate_costs(sigma: float) -> tuple[dict[int, float], dict[int, int]]:
+    """Seconds and boxes of ``certify_triangle`` at :data:`EVERY_ORDER_W` per order."""
+    seconds, boxes = {}, {}
+    for order in EVERY_ORDER:
+        start = time.perf_counter()
+        boxes[order] = tp.certify_triangle(EVERY_ORDER_W, order, sigma).boxes
+        seconds[order] = time.perf_counter() - start
+    return seconds, boxes
+
+
+def slow_orders(seconds: dict[int, float], limit: float) -> str:
+    """The orders that took longer than ``limit``, as runs (``174–178``), with their times."""
+    slow = sorted(order for order, taken in seconds.items() if taken > limit)
+    if not slow:
+        return "none"
+    runs = [[slow[0], slow[0]]]
+    for order in slow[1:]:
+        if order == runs[-1][1] + 1:
+            runs[-1][1] = order
+        else:
+            runs.append([order, order])
+    shown = ", ".join(f"{low}" if low == high else f"{low}–{high}" for low, high in runs)
+    if len(slow) == 1:
+        return shown
+    times = [seconds[order] for order in slow]
+    return f"{shown} ({min(times):.2f}–{max(times):.2f} s)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--q", type=int, default=10)
@@ -85,9 +137,13 @@ def main() -> None:
     parser.add_argument("--sigmas", default="1,2")
     parser.add_argument("--alphas", default="2,3,4,8,16,32")
     parser.add_argument("--evidence", action="store_true")
+    parser.add_argument("--every-order", nargs="?", const="0.5,1,2,3,4", metavar="SIGMAS",
+                        help="time the certificate at q/N = 256/60000 at every order 2–256")
     args = parser.parse_args()
     if args.evidence:
         return evidence()
+    if args.every_order:
+        return every_order([float(s) for s in args.every_order.split(",")])
     alphas = [float(a) for a in args.alphas.split(",")]
     w = Fraction(args.q, args.n)
     columns = ("alpha", "tight low", "tight high", "relaxed", "agnostic", "WBK2019",
