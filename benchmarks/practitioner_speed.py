@@ -200,10 +200,17 @@ def calibrate_rows(runs: int) -> None:
         accountant="rdp")), "Opacus get_noise_multiplier", 2.0)
 
 
+REALISTIC = ["account", "--scheme", "poisson", "--rate", "0.001", "--mechanism", "gaussian",
+             "--sigma", "5", "--steps", str(STEPS), "--delta", str(DELTA)]
+"""The README's group example (r = 0.001, σ = 5), where the group's cases lie close together."""
+
+
 def group_rows() -> None:
-    for group, target, what in ((32, 5.0, "account --group 32 --steps 1000"),
-                                (256, 10.0, "account --group 256 --steps 1000")):
-        command = otbound_command(*ACCOUNT, "--group", str(group))
+    for arguments, group, target, what in (
+            (ACCOUNT, 32, 5.0, "account --group 32 --steps 1000"),
+            (ACCOUNT, 256, 10.0, "account --group 256 --steps 1000"),
+            (REALISTIC, 256, 10.0, "account --group 256 --steps 1000, r = 0.001, σ = 5")):
+        command = otbound_command(*arguments, "--group", str(group))
         start = time.perf_counter()
         try:
             done = subprocess.run(command, capture_output=True, text=True, env=ENVIRONMENT,

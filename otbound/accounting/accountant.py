@@ -194,7 +194,12 @@ def _pld_guarantee(steps: list[Step], curves: Callable[[], list], delta: float |
 BY_RDP, SCOUTING, FINAL = range(3)
 """The bounds a case goes through in :func:`_pld_guarantee`: its RDP bound, a scouting PLD
 (:data:`SCOUT` times coarser), its final PLD."""
-SCOUT = 100
+SCOUT = 10
+"""How much coarser a scouting PLD is. A pessimistic PLD errs upward by up to its grid step
+per composed step, so a coarse scout only excludes cases where ε is large: at r = 0.001, σ =
+5, a group of 256, T = 1000 (ε = 8.79, all cases within 4 % of each other) 100 times coarser
+(0.1) erred by +2.9 and excluded no case, 10 times coarser by +0.03 and left 11 of 257 to
+compose (60 s → 19 s)."""
 
 
 def one_step_guarantee(profile: Callable[[np.ndarray], np.ndarray], delta: float | None,
