@@ -18,6 +18,7 @@ from otbound.accounting.accountant import compose
 from otbound.accounting.guarantees import account
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Accountant, Conversion, Method
+from otbound.errors import UnsupportedOperation
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian
 from otbound.numerics.one_step import adp, rdp
 from otbound.numerics.settings import Subsampling
@@ -533,3 +534,24 @@ def test_a_tightness_claim_that_cannot_be_checked_is_said_not_to_be():
     assert found.passed
     assert any("tight for gaussian (a claim): not checked" in note for note in found.skipped)
     assert not any("tight for randomized-response" in note for note in found.skipped)
+
+
+def test_a_vacuous_posthoc_answer_is_not_refined_by_the_pld():
+    """Issue 43: post-hoc group privacy of a large group gave ε = 7.7e6 by RDP and then spent
+    minutes on the PLD of the same vacuous bound (K = 64, r = 256/60000, σ = 1: 181.6 s, now
+    15.4 s). Above ε = 1000 the PLD is not run, and says why; below it, it is. Asked for, the
+    PLD of a per-step profile with all its mass at infinity is refused by name (it ended in a
+    bare ValueError from the size check)."""
+    vacuous = account(Subsampling("poisson", rate=0.5, group=8),
+                              gaussian(0.5), 1000, delta=1e-5, method="posthoc",
+                              posthoc="step-profile")
+    assert vacuous.epsilon > 1000
+    assert vacuous.details["compared"]["pld"]["unavailable"].startswith("not run: the RDP")
+    with pytest.raises(UnsupportedOperation, match="all its mass at an infinite privacy loss"):
+        account(Subsampling("poisson", rate=0.5, group=8), gaussian(0.5), 1000, delta=1e-5,
+                method="posthoc", posthoc="step-profile", accountant="pld",
+                discretisation=0.01)   # was a ValueError
+    useful = account(Subsampling("poisson", rate=0.01, group=2),
+                             gaussian(1.0), 100, delta=1e-5, method="posthoc",
+                             posthoc="step-profile")
+    assert useful.epsilon < 1000 and "epsilon" in useful.details["compared"]["pld"]

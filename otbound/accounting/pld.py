@@ -269,6 +269,9 @@ def _composed_points(pld: PrivacyLossDistribution, count: int) -> int:
 
 
 def check_composed_size(pld: PrivacyLossDistribution, count: int) -> None:
+    if not all(probabilities.sum() > 0 for probabilities in _dense_probabilities(pld)):
+        raise UnsupportedOperation("the one-step PLD has all its mass at an infinite privacy "
+                                   "loss (δ = 1 at every ε): composing it gives no guarantee")
     points = _composed_points(pld, count) if count > 1 else 0
     if points > MAX_PLD_POINTS:
         raise UnsupportedOperation(
