@@ -45,27 +45,38 @@ def profile_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method
     if accountant is not Accountant.BEST:
         return attempts[accountant]()
     if delta is not None:   # a vacuous RDP answer: the PLD is not worth minutes
-        attempts[Accountant.RDP] = functools.cache(attempts[Accountant.RDP])
-        attempts[Accountant.PLD] = _unless_vacuous(attempts[Accountant.RDP],
-                                                   attempts[Accountant.PLD])
+        rdp_once = functools.cache(functools.partial(_outcome, attempts[Accountant.RDP]))
+        attempts = {Accountant.RDP: lambda: _raised(rdp_once()),
+                    Accountant.PLD: _unless_vacuous(rdp_once, attempts[Accountant.PLD])}
     return best_guarantee({a.value: attempt for a, attempt in attempts.items()}, delta)
 
 
-def _unless_vacuous(rdp_answer: Callable[[], Guarantee],
+def _unless_vacuous(rdp_outcome: Callable[[], Guarantee | UnsupportedOperation],
                     pld_answer: Callable[[], Guarantee]) -> Callable[[], Guarantee]:
     """The PLD accountant's answer, unless the RDP accountant's ε is above
     :data:`~otbound.numerics.limits.MAX_EPSILON`, where any ε is vacuous (a post-hoc group
     bound at a large group: RDP gave 7.7e6 in 14 s, the PLD then took minutes more)."""
     def answer() -> Guarantee:
-        try:
-            found = rdp_answer().epsilon
-        except UnsupportedOperation:
-            return pld_answer()
-        if found > MAX_EPSILON:
-            raise UnsupportedOperation(f"not run: the RDP accountant's ε = {show(found)} is "
-                                       f"above {MAX_EPSILON:g}, where every ε is vacuous")
+        found = rdp_outcome()
+        if isinstance(found, Guarantee) and found.epsilon > MAX_EPSILON:
+            raise UnsupportedOperation(f"not run: the RDP accountant's ε = {show(found.epsilon)}"
+                                       f" is above {MAX_EPSILON:g}, where every ε is vacuous")
         return pld_answer()
     return answer
+
+
+def _outcome(attempt: Callable[[], Guarantee]) -> Guarantee | UnsupportedOperation:
+    """The attempt's answer or its refusal, so that it can be kept (run once)."""
+    try:
+        return attempt()
+    except UnsupportedOperation as error:
+        return error
+
+
+def _raised(outcome: Guarantee | UnsupportedOperation) -> Guarantee:
+    if isinstance(outcome, UnsupportedOperation):
+        raise outcome
+    return outcome
 
 
 def _rdp_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method, count: int,

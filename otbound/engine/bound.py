@@ -182,11 +182,10 @@ class MixtureProblem:
         point (closed distance 0) merged into one, their weights added: ``b_ŷ`` is then the same
         distribution, so the mixtures and the maximum are unchanged."""
         closed = self.constraints.closure()
-        sizes, kept, parts = (len(self.left), len(self.right)), [], []
+        split, kept, parts = len(self.left), [], []
         components = self.left + self.right
         for index, component in enumerate(components):
-            side = index >= sizes[0]
-            home = next((k for k, first in enumerate(kept) if (first >= sizes[0]) == side
+            home = next((k for k, first in enumerate(kept) if (first >= split) == (index >= split)
                          and closed.bounds[first][index] == 0), None)
             if home is None:
                 kept.append(index)
@@ -197,7 +196,7 @@ class MixtureProblem:
             return self
         merged = [Component(components[i].label, sum(weights[1:], weights[0]))
                   for i, weights in zip(kept, parts)]
-        left = tuple(c for i, c in zip(kept, merged) if i < sizes[0])
+        left = tuple(c for i, c in zip(kept, merged) if i < split)
         labels = [components[i].label for i in kept]
         bounds = tuple(tuple(closed.bounds[i][j] for j in kept) for i in kept)
         return MixtureProblem(left, tuple(merged[len(left):]),

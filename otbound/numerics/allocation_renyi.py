@@ -34,6 +34,7 @@ import math
 import numpy as np
 
 from otbound.errors import UnsupportedOperation
+from otbound.numerics.pairs import log_sum_exp
 from otbound.numerics.rounding import EPS, NumericBound
 
 MAX_EPOCH_ORDER = 4096
@@ -142,7 +143,7 @@ def _insertion(law, size: int, top: int, found) -> tuple[np.ndarray, np.ndarray]
     with np.errstate(divide="ignore"):
         log_mass = np.log(found.mass)
         log_zero = math.log(found.zero) if found.zero > 0 else -math.inf
-    grid_part = _log_sum_exp(log_mass[None, :] - n * log_values[None, :], axis=1)
+    grid_part = log_sum_exp(log_mass[None, :] - n * log_values[None, :], axis=1)
     log_a = log_values[0] - TANGENT_POINTS[None, :]    # log(a/m), one column per a
     zero_part = log_zero + np.log1p(np.maximum(n, 0.0)) - n * log_a
     exact = n[:, 0] / size                                      # c = n/m: θ = 0
@@ -158,15 +159,9 @@ def _insertion(law, size: int, top: int, found) -> tuple[np.ndarray, np.ndarray]
                         math.inf).min(axis=2)
     tails = np.minimum(chernoff, size * exact_psis[:, None])
     # every a is at most the grid's lowest point, so g_a is s^{−n} on the whole grid
-    total = _log_sum_exp(np.stack([np.broadcast_to(grid_part[:, None], tails.shape),
+    total = log_sum_exp(np.stack([np.broadcast_to(grid_part[:, None], tails.shape),
                                    zero_part, tails]), axis=0).min(axis=1)
     total[:2] = 0.0   # Ψ_0 = Ψ_1 = 1
     magnitude = np.abs(n[:, 0]) * np.abs(log_values).max() + np.abs(total) + 1
     return total, np.log1p(MASS_RELATIVE) + 16 * EPS * magnitude
 
-
-def _log_sum_exp(terms: np.ndarray, axis: int) -> np.ndarray:
-    top = np.max(terms, axis=axis, keepdims=True)
-    safe = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        return (np.log(np.exp(terms - safe).sum(axis=axis, keepdims=True)) + safe).squeeze(axis)

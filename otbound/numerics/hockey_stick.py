@@ -119,7 +119,6 @@ def _require_monotone(pair: MixturePair) -> None:
             "(monotone likelihood ratio)")
 
 
-
 def _loss_and_slope(pair: MixturePair, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``log P − log Q`` and its derivative (plain log-sum-exp: the root only needs to be
     accurate to first order, since δ is stationary in it)."""
