@@ -57,6 +57,7 @@ _EXPORTS = {
     "otbound.accounting.steps": ["Step", "subsampled_step"],
     "otbound.accounting.truncated": ["TruncatedPoissonSetting"],
     "otbound.accounting.accountant": ["Guarantee", "compose"],
+    "otbound.accounting.running": ["RunningAccountant"],
     "otbound.accounting.guarantees": ["account", "calibrate"],
     "otbound.accounting.calibrate": ["Calibration"],
     "otbound.accounting.pld": ["step_pld"],

@@ -16,6 +16,7 @@ from typing import Callable
 import numpy as np
 
 from otbound.accounting import pld, rdp
+from otbound.accounting.prefixes import Prefixes
 from otbound.accounting.pure_composition import pure_epsilon
 from otbound.accounting.shift_composition import Shift, composed_shift
 from otbound.accounting.steps import Step
@@ -37,25 +38,33 @@ class Guarantee:
     accountant: Accountant
     details: dict = field(default_factory=dict)
 
+    def to_json(self) -> dict:
+        return {"epsilon": self.epsilon, "delta": self.delta, "steps": self.steps,
+                "accountant": self.accountant.value} | self.details
+
 
 def compose(steps: list[Step], accountant: Accountant = Accountant.BEST, *,
             delta: float | None = None, epsilon: float | None = None,
             conversion: Conversion = Conversion.OPTIMAL,
-            discretisation: float = pld.DEFAULT_DISCRETISATION) -> Guarantee:
-    """ε at the given δ, or δ at the given ε, after composing ``steps`` (upper bounds)."""
+            discretisation: float = pld.DEFAULT_DISCRETISATION,
+            prefixes: Prefixes | None = None) -> Guarantee:
+    """ε at the given δ, or δ at the given ε, after composing ``steps`` (upper bounds).
+    ``prefixes`` keeps the compositions of a run that grows (:class:`.running.RunAccountant`):
+    composing it again after more steps extends them, with the same result."""
     check_target(delta, epsilon)
     accountant = as_choice(Accountant, accountant, "accountant")
     conversion = as_choice(Conversion, conversion, "conversion")
     _check_steps(steps)
     pld.check_discretisation(discretisation)
-    curves = functools.cache(lambda: rdp.case_curves(steps))
+    prefixes = Prefixes() if prefixes is None else prefixes
+    curves = functools.cache(lambda: rdp.case_curves(steps, prefixes=prefixes))
     found: dict[Accountant, Guarantee] = {}
 
     def by_pld() -> Guarantee:
         shift = composed_shift(steps)
         found[Accountant.PLD] = (
             _pld_guarantee(steps, curves, delta, epsilon, conversion, discretisation,
-                           accountant is Accountant.BEST) if shift is None
+                           accountant is Accountant.BEST, prefixes) if shift is None
             else _exact_shift(shift, sum(step.count for step in steps), delta, epsilon))
         return found[Accountant.PLD]
 
@@ -137,7 +146,7 @@ def _rdp_guarantee(steps: list[Step], curve, delta: float | None, epsilon: float
 
 def _pld_guarantee(steps: list[Step], curves: Callable[[], list], delta: float | None,
                    epsilon: float | None, conversion: Conversion, discretisation: float,
-                   budgeted: bool) -> Guarantee:
+                   budgeted: bool, prefixes: Prefixes) -> Guarantee:
     """The PLD accountant's worst case over the cases, composing only the cases that can be
     the worst. Each case has a valid bound, refined in steps — its RDP bound (Balle et al.
     2020's conversion), its PLD at a discretisation :data:`SCOUT` times coarser, its final
@@ -156,8 +165,8 @@ def _pld_guarantee(steps: list[Step], curves: Callable[[], list], delta: float |
     cases = len(steps[0].cases)
 
     def pld_at(case: int, used: float) -> Guarantee:
-        return finish_guarantee(Accountant.PLD, pld.compose_plds(steps, used, [case]), total,
-                                delta, epsilon, conversion, used)
+        return finish_guarantee(Accountant.PLD, pld.compose_plds(steps, used, [case], prefixes),
+                                total, delta, epsilon, conversion, used)
 
     def refined(case: int, level: int) -> tuple[int, Guarantee]:
         """The case's bound at ``level`` or, where the scouting PLD would be no coarser or

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from otbound.accounting.prefixes import Prefixes
 from otbound.accounting.steps import Step, StepCase, check_composable
 from otbound.choices import DEFAULT_DISCRETISATION
 from otbound.errors import InvalidSpecification, UnsupportedOperation
@@ -84,9 +85,10 @@ def case_pld(case: StepCase,
 
 def profile_evaluations(steps: list[Step], case: int, discretisation: float) -> float:
     """Grid points times mixture components of one case's one-step PLDs: what building them
-    costs (each grid point's δ sums over every component)."""
+    costs (each grid point's δ sums over every component), once per distinct step (repetitions
+    share their PLDs)."""
     total = 0.0
-    for step in steps:
+    for step in {id(step.cases): step for step in steps}.values():
         pairs = [pair for _, pairs in step.cases[case] for pair in pairs]
         ranges = [pair_loss_range(pair) for pair in pairs]
         points = (max(r[1] for r in ranges) - min(r[0] for r in ranges)) / discretisation
@@ -281,20 +283,24 @@ def check_composed_size(pld: PrivacyLossDistribution, count: int) -> None:
 
 
 def compose_plds(steps: list[Step], discretisation: float = DEFAULT_DISCRETISATION,
-                 cases: list[int] | None = None) -> list[PrivacyLossDistribution]:
+                 cases: list[int] | None = None,
+                 prefixes: Prefixes | None = None) -> list[PrivacyLossDistribution]:
     """Adaptive composition of heterogeneous steps: one composed PLD per case (of those
-    indexed by ``cases``, default all)."""
+    indexed by ``cases``, default all), extending the compositions kept in ``prefixes``."""
     check_composable(steps)
-    composed = None
-    for step in steps:
-        chosen = range(len(step.cases)) if cases is None else cases
-        plds = [case_pld(step.cases[i], discretisation) for i in chosen]
-        for pld in plds:
-            check_composed_size(pld, step.count)
-        plds = [pld.self_compose(step.count, TRUNCATION) if step.count > 1 else pld
-                for pld in plds]
-        composed = plds if composed is None else [a.compose(b) for a, b in zip(composed, plds)]
-    return composed
+    prefixes = Prefixes() if prefixes is None else prefixes
+
+    def repeated(step: Step, case: int) -> PrivacyLossDistribution:
+        one = prefixes.once(step.cases, ("pld", case, discretisation),
+                            lambda: case_pld(step.cases[case], discretisation))
+        check_composed_size(one, step.count)
+        return one.self_compose(step.count, TRUNCATION) if step.count > 1 else one
+
+    chosen = range(len(steps[0].cases)) if cases is None else cases
+    return [prefixes.fold(("pld", case, discretisation), steps,
+                          lambda step, case=case: repeated(step, case),
+                          lambda composed, more: composed.compose(more))
+            for case in chosen]
 
 
 def composition_noise_of(pmf) -> float:

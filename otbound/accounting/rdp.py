@@ -10,6 +10,7 @@ import numpy as np
 from otbound.accounting.conversion import (Converted, balle_delta, balle_epsilon, mironov_delta,
                                            mironov_epsilon, lower_values, optimal_deltas,
                                            optimal_epsilons)
+from otbound.accounting.prefixes import Prefixes
 from otbound.accounting.steps import Step, check_composable
 from otbound.choices import Conversion
 from otbound.errors import InvalidSpecification, UnsupportedOperation
@@ -61,15 +62,22 @@ def step_case_curves(step: Step, orders=DEFAULT_ORDERS) -> list[RdpCurve]:
             for log_psi in cases_log_psi(step.cases, orders)]
 
 
-def case_curves(steps: list[Step], orders=DEFAULT_ORDERS) -> list[RdpCurve]:
+def case_curves(steps: list[Step], orders=DEFAULT_ORDERS,
+                prefixes: Prefixes | None = None) -> list[RdpCurve]:
     """Adaptive composition of heterogeneous steps in each case: ``Σ count · ε_step(α)``
-    (Mironov 2017); a pair of datasets stays in one case for the whole run."""
+    (Mironov 2017); a pair of datasets stays in one case for the whole run. The sums kept in
+    ``prefixes`` are extended."""
     check_composable(steps)
-    total = None
-    for step in steps:
-        curves = [curve * step.count for curve in step_case_curves(step, orders)]
-        total = curves if total is None else [a + b for a, b in zip(total, curves)]
-    return total
+    orders = check_orders(orders)
+    prefixes = Prefixes() if prefixes is None else prefixes
+
+    def repeated(step: Step) -> list[RdpCurve]:
+        once = prefixes.once(step.cases, ("rdp", orders.tobytes()),
+                             lambda: step_case_curves(step, orders))
+        return [curve * step.count for curve in once]
+
+    return prefixes.fold(("rdp", orders.tobytes()), steps, repeated,
+                         lambda total, more: [a + b for a, b in zip(total, more)])
 
 
 def compose_rdp(steps: list[Step], orders=DEFAULT_ORDERS) -> RdpCurve:

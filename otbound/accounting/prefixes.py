@@ -1,0 +1,42 @@
+"""Compositions of a growing run, kept by prefix: after one more step, composing the run costs
+one composition, not all of them again (the accountant you step, :mod:`.running`).
+
+A composition is a left fold over the run's steps (PLDs convolved, RDP curves added); the fold
+of a prefix is kept and extended in the same order, so the result is the one composing the
+whole run at once gives, to the last bit.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Hashable, TypeVar
+
+from otbound.accounting.steps import Step
+
+Folded = TypeVar("Folded")
+
+
+class Prefixes:
+    """Folds over steps, kept by key and extended where the steps extend those folded."""
+
+    def __init__(self) -> None:
+        self._folds: dict[Hashable, tuple[tuple[Step, ...], object]] = {}
+        self._once: dict[Hashable, tuple[object, object]] = {}
+
+    def fold(self, key: Hashable, steps: list[Step], one: Callable[[Step], Folded],
+             combine: Callable[[Folded, Folded], Folded]) -> Folded:
+        """``combine(…combine(one(s₁), one(s₂))…, one(sₙ))``, from the longest kept prefix."""
+        known, value = self._folds.get(key, ((), None))
+        if len(known) > len(steps) or any(a is not b for a, b in zip(known, steps)):
+            known, value = (), None
+        for step in steps[len(known):]:
+            item = one(step)
+            value = item if value is None else combine(value, item)
+        self._folds[key] = (tuple(steps), value)
+        return value
+
+    def once(self, owner: object, key: Hashable, compute: Callable[[], Folded]) -> Folded:
+        """``compute()`` once per ``owner`` (by identity; kept alive with its value) and key."""
+        kept = self._once.get((id(owner), key))
+        if kept is None or kept[0] is not owner:
+            kept = self._once[(id(owner), key)] = (owner, compute())
+        return kept[1]

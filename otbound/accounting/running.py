@@ -1,0 +1,144 @@
+"""An accountant you step: a training run's privacy, asked for at any point while it grows.
+
+``step`` records steps of any setting (per-step, epoch-level, a group, a derivation's) with any
+mechanism, as they happen — a σ schedule, a change of batch size or sampler; ``epsilon`` and
+``delta`` answer for the run so far. The answer is :func:`~otbound.accounting.accountant.compose`
+of the recorded steps, to the last bit: the accountant keeps the compositions of what it has
+already answered for (:mod:`.prefixes`) and composes only the steps taken since. Consecutive
+steps of one setting and mechanism between two questions are one repeated step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from otbound.accounting.accountant import Guarantee, check_target, compose
+from otbound.accounting.prefixes import Prefixes
+from otbound.accounting.steps import Step, subsampled_step
+from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion
+from otbound.errors import InvalidSpecification, as_choice
+from otbound.numerics.derived import as_setting
+from otbound.numerics.limits import show
+from otbound.numerics.mechanisms import Mechanism, describe
+
+
+@dataclass(frozen=True)
+class Entry:
+    """``count`` steps (epochs, for an epoch-level setting) of ``setting`` with ``mechanism``."""
+
+    setting: object
+    mechanism: Mechanism
+    count: int
+
+    def to_json(self) -> dict:
+        unit = "epochs" if self.setting.epoch_level else "steps"
+        return {"setting": self.setting.describe(), **describe(self.mechanism),
+                unit: self.count}
+
+
+class RunningAccountant:
+    """The privacy of a run, stepped as it happens (the tight method's steps: each setting's
+    exact worst case where it has one, else its sound relaxation, as
+    :func:`~otbound.accounting.steps.subsampled_step` says), composed by ``accountant``
+    (``best`` of RDP and PLD, or the one named) with ``conversion`` and ``discretisation`` as
+    in :func:`~otbound.accounting.accountant.compose`.
+    """
+
+    def __init__(self, accountant: Accountant | str = Accountant.BEST, *,
+                 conversion: Conversion | str = Conversion.OPTIMAL,
+                 discretisation: float = DEFAULT_DISCRETISATION) -> None:
+        from otbound.accounting.pld import check_discretisation
+
+        self.accountant = as_choice(Accountant, accountant, "accountant")
+        self.conversion = as_choice(Conversion, conversion, "conversion")
+        check_discretisation(discretisation)
+        self.discretisation = discretisation
+        self._entries: list[Entry] = []
+        self._composed: list[Step] = []        # the entries answered for, as steps
+        self._templates: list[tuple[object, Mechanism, Step]] = []
+        self._prefixes = Prefixes()
+        self._answers: dict[tuple, Guarantee] = {}
+
+    def step(self, setting, mechanism: Mechanism, count: int = 1) -> None:
+        """Record ``count`` more steps (epochs, for an epoch-level setting) of ``setting`` with
+        ``mechanism``."""
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise InvalidSpecification(f"count must be a positive integer, got {show(count)}",
+                                       parameter="count")
+        setting = as_setting(setting)
+        template = self._template(setting, mechanism)   # one step (an epoch's steps)
+        last = self._entries[-1] if self._entries else None
+        if (last is not None and len(self._entries) > len(self._composed)
+                and last.setting == setting and last.mechanism == mechanism):
+            self._entries[-1] = replace(last, count=last.count + count)
+        else:
+            self._entries.append(Entry(setting, mechanism, count))
+        replace(template, count=self._entries[-1].count * template.count)   # checks the count
+
+    @property
+    def history(self) -> tuple[Entry, ...]:
+        """What was recorded, in order."""
+        return tuple(self._entries)
+
+    @property
+    def steps(self) -> int:
+        """Steps (epochs, for an epoch-level setting) recorded."""
+        return sum(entry.count for entry in self._entries)
+
+    def as_steps(self) -> list[Step]:
+        """The recorded run as the steps :func:`~otbound.accounting.accountant.compose` takes:
+        composing them gives this accountant's answers."""
+        for entry in self._entries[len(self._composed):]:
+            template = self._template(entry.setting, entry.mechanism)
+            self._composed.append(replace(template, count=entry.count * template.count))
+        return list(self._composed)
+
+    def guarantee(self, *, delta: float | None = None,
+                  epsilon: float | None = None) -> Guarantee:
+        """The run's ``(ε, δ)``: ε at ``delta`` or δ at ``epsilon`` (upper bounds)."""
+        check_target(delta, epsilon)
+        if not self._entries:
+            raise InvalidSpecification("nothing to account yet: call step() first",
+                                       parameter="steps")
+        steps = self.as_steps()
+        key = (len(steps), delta, epsilon)
+        if key not in self._answers:
+            self._answers[key] = compose(steps, self.accountant, delta=delta, epsilon=epsilon,
+                                         conversion=self.conversion,
+                                         discretisation=self.discretisation,
+                                         prefixes=self._prefixes)
+        return self._answers[key]
+
+    def epsilon(self, delta: float) -> float:
+        """ε of the run so far at ``delta``."""
+        return self.guarantee(delta=delta).epsilon
+
+    def delta(self, epsilon: float) -> float:
+        """δ of the run so far at ``epsilon``."""
+        return self.guarantee(epsilon=epsilon).delta
+
+    def to_json(self, *, delta: float | None = None, epsilon: float | None = None) -> dict:
+        """The history (settings, mechanisms, counts) and, at ``delta`` or ``epsilon``, the
+        guarantee: what a training run records of what was accounted."""
+        found = {"accountant": self.accountant.value, "conversion": self.conversion.value,
+                 "discretisation": self.discretisation,
+                 "history": [entry.to_json() for entry in self._entries]}
+        if delta is not None or epsilon is not None:
+            found["guarantee"] = self.guarantee(delta=delta, epsilon=epsilon).to_json()
+        return found
+
+    def _template(self, setting, mechanism: Mechanism) -> Step:
+        """One step of ``setting`` with ``mechanism`` (built once; its repetitions share its
+        cases, which the kept compositions are keyed by)."""
+        for known, noise, template in self._templates:
+            if known == setting and noise == mechanism:
+                return template
+        template = subsampled_step(setting, mechanism, 1)
+        if self._templates and template.relation != self._templates[0][2].relation:
+            raise InvalidSpecification(
+                f"steps of {setting.summary()} are under another neighbouring relation than "
+                f"the steps recorded ({self._templates[0][0].summary()}): a run is accounted "
+                "under one relation", parameter="setting")
+        self._templates.append((setting, mechanism, template))
+        return template
+
