@@ -49,7 +49,7 @@ def compose(steps: list[Step], accountant: Accountant = Accountant.BEST, *,
             discretisation: float = pld.DEFAULT_DISCRETISATION,
             prefixes: Prefixes | None = None) -> Guarantee:
     """ε at the given δ, or δ at the given ε, after composing ``steps`` (upper bounds).
-    ``prefixes`` keeps the compositions of a run that grows (:class:`.running.RunAccountant`):
+    ``prefixes`` keeps the compositions of a run that grows (:class:`.running.RunningAccountant`):
     composing it again after more steps extends them, with the same result."""
     check_target(delta, epsilon)
     accountant = as_choice(Accountant, accountant, "accountant")
