@@ -60,7 +60,7 @@ _EXPORTS = {
     "otbound.accounting.running": ["RunningAccountant"],
     "otbound.accounting.guarantees": ["account", "calibrate"],
     "otbound.accounting.calibrate": ["Calibration"],
-    "otbound.accounting.pld": ["step_pld"],
+    "otbound.accounting.case_plds": ["CasePLDs", "step_pld"],
     "otbound.verify.verification": ["VerifyReport", "verify_derivation"],
     "otbound.audit.claims": ["Claim", "Reference", "grid"],
     "otbound.audit.judge": ["run_audits"],

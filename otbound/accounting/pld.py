@@ -73,7 +73,7 @@ def case_pld(case: StepCase,
              discretisation: float = DEFAULT_DISCRETISATION) -> PrivacyLossDistribution:
     """The pessimistic connect-the-dots PLD of one case (an epoch's pair: its own pessimistic
     PLD, whose losses are exact)."""
-    epoch = _epoch_pair(case)
+    epoch = sole_epoch_pair(case)
     if epoch is not None:
         from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
@@ -102,7 +102,7 @@ def _components(pair: MixturePair | FinitePair) -> int:
     return pair.p.size if isinstance(pair, FinitePair) else pair.p_means.size + pair.q_means.size
 
 
-def _epoch_pair(case: StepCase) -> EpochPair | None:
+def sole_epoch_pair(case: StepCase) -> EpochPair | None:
     """The epoch's pair when it is the case's only branch."""
     if len(case) == 1 and len(case[0][1]) == 1 and isinstance(case[0][1][0], EpochPair):
         return case[0][1][0]
@@ -123,7 +123,7 @@ def lower_end(steps: list[Step], delta: float | None, epsilon: float | None,
     for case in range(cases):
         found = None
         for step in steps:
-            pair = _epoch_pair(step.cases[case])
+            pair = sole_epoch_pair(step.cases[case])
             if pair is None:
                 return {}
             pmf = pair.lower_pmf(discretisation)
@@ -139,65 +139,6 @@ def lower_end(steps: list[Step], delta: float | None, epsilon: float | None,
         return {"epsilon_lower": max(0.0, found * (1 - ROUNDING_RELATIVE) - ROUNDING_FLOOR)}
     return {"delta_lower": max(0.0, max(float(pmf.get_delta_for_epsilon(epsilon))
                                         for pmf in composed) - slack)}
-
-
-def step_pld(step: Step,
-             discretisation: float = DEFAULT_DISCRETISATION) -> PrivacyLossDistribution:
-    """``step`` as one dp_accounting PLD, to compose with the rest of a user's pipeline.
-
-    Under insertion/removal of one element (Poisson subsampling, ``group=1``) the two cases are
-    dp_accounting's two adjacencies, kept apart: the removal ``x' = x \\ {a}`` is its REMOVE
-    (``mu_upper = M(x)``, one record more than ``mu_lower``), the insertion its ADD. Composed
-    with itself it then gives what :func:`compose_plds` gives (up to the rounding margin), and
-    composed with PLDs of the same conventions it stays sound. Any other step becomes one
-    symmetric PLD whose profile is the largest over its cases, the profile of a dominating pair
-    (Zhu et al. 2022): sound whatever it is composed with, but looser than
-    :func:`compose_plds`, which keeps the cases apart. The step's ``count`` repetitions are
-    composed. Each profile is raised by the relative rounding margin before dp_accounting sees
-    it; the floating-point error of what the caller composes afterwards is dp_accounting's.
-    """
-    from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
-
-    directions = adjacency_cases(step)
-    if all(_epoch_pair(case) is not None for case in step.cases) and len(step.cases) == 2:
-        remove, add = (_epoch_pair(case).upper_pmf(discretisation) for case in step.cases)
-        pld = PrivacyLossDistribution(remove, add)
-    elif directions is None:
-        pld = PrivacyLossDistribution(_cases_pmf(step.cases, discretisation))
-    else:
-        remove, add = (_cases_pmf((step.cases[i],), discretisation) for i in directions)
-        pld = PrivacyLossDistribution(remove, add)
-    check_composed_size(pld, step.count)
-    return pld.self_compose(step.count, TRUNCATION) if step.count > 1 else pld
-
-
-REMOVAL, INSERTION = (0, 1), (1, 0)
-"""The ``(K₊, K₋)`` shapes of dp_accounting's REMOVE and ADD adjacencies."""
-
-
-def adjacency_cases(step: Step) -> tuple[int, int] | None:
-    """The indices of the removal and the insertion case when ``step`` is under insertion/removal
-    of one element (its cases follow the shapes named in its relation), else ``None``."""
-    kind, *rest = step.relation
-    if kind != "insert-remove" or len(rest) != 1:
-        return None
-    shapes = tuple(rest[0])
-    if sorted(shapes) != sorted((REMOVAL, INSERTION)) or len(step.cases) != len(shapes):
-        return None
-    return shapes.index(REMOVAL), shapes.index(INSERTION)
-
-
-def _cases_pmf(cases: tuple[StepCase, ...], discretisation: float):
-    """The connect-the-dots pmf of the largest profile over ``cases``, raised by the relative
-    rounding margin."""
-    ranges = [pair_loss_range(pair) for case in cases for _, pairs in case for pair in pairs]
-
-    def profile(epsilons: np.ndarray) -> np.ndarray:
-        deltas = [branches_delta(case, epsilons, TOLERANCE).upper for case in cases]
-        return np.max(deltas, axis=0) * (1 + ROUNDING_RELATIVE)
-
-    return profile_pmf(profile, min(r[0] for r in ranges), max(r[1] for r in ranges),
-                       discretisation)
 
 
 def profile_pld(profile, low: float, high: float,
