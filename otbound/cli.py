@@ -88,6 +88,11 @@ def _coupled(derivation: Derivation, args: argparse.Namespace) -> Derivation:
     return with_searched_couplings(derivation)
 
 
+def _progress(args: argparse.Namespace, label: str) -> Progress:
+    """The progress line of a long command, as ``--quiet`` and ``--progress`` say."""
+    return Progress(label, quiet=args.quiet, force=args.progress)
+
+
 def _derive(args: argparse.Namespace) -> int:
     chosen = sum(bool(x) for x in (args.list, args.all, args.target))
     if chosen != 1:
@@ -180,7 +185,7 @@ def _account(args: argparse.Namespace) -> int:
 
     flags.check_account(args)
     setting, mechanism, options = flags.account_inputs(args)
-    with Progress("account", quiet=args.quiet) as progress, certified_mode(args.certified):
+    with _progress(args, "account") as progress, certified_mode(args.certified):
         progress(f"composing {args.steps} steps ({args.accountant})")
         guarantee = account(setting, mechanism, args.steps, **options)
         if args.plot:
@@ -215,7 +220,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     from otbound.accounting.guarantees import calibrate
 
     solved, steps, (setting, mechanism, options) = flags.calibration_inputs(args)
-    with Progress("calibrate", quiet=args.quiet) as progress:
+    with _progress(args, "calibrate") as progress:
         found = calibrate(setting, mechanism, steps, solve_for=solved,
                           target_epsilon=args.target_epsilon, target_delta=args.target_delta,
                           tolerance=args.tolerance, progress=progress, **options)
@@ -259,7 +264,7 @@ def _verify(args: argparse.Namespace) -> int:
 
     derivation = load_derivation(args.target)
     derived = run(derivation.at(flags.param_values(args.param)) if args.param else derivation)
-    with Progress("verify", quiet=args.quiet) as progress:
+    with _progress(args, "verify") as progress:
         report = verify_derivation(derived, max_n=args.max_n, samples=args.samples,
                                    seed=args.seed, progress=progress, mc_draws=args.mc_draws)
     print(json.dumps(report.to_json(timings=args.timings), indent=2, ensure_ascii=False)
@@ -280,7 +285,7 @@ def _audit(args: argparse.Namespace) -> int:
     from otbound.audit.judge import run_audits
 
     entries = bundled_claims() if args.all else [find_claim(t) for t in args.targets]
-    with Progress("audit", quiet=args.quiet) as progress:
+    with _progress(args, "audit") as progress:
         results = run_audits(entries, workers=args.workers, scheduler=args.scheduler,
                              progress=progress)
     if args.markdown:
@@ -301,7 +306,7 @@ def _figures(args: argparse.Namespace) -> int:
             print(f"{figure.name:36} {figure.source}")
         return EXIT_OK
     if args.check:
-        with Progress("figures", quiet=args.quiet) as progress:
+        with _progress(args, "figures") as progress:
             stale = stale_figures(args.out, args.names, progress)
         for figure in chosen_figures(args.names):
             print(f"stale: {figure.name}: {stale[figure.name]}" if figure.name in stale
@@ -309,7 +314,7 @@ def _figures(args: argparse.Namespace) -> int:
         if stale:
             print("regenerate with `otbound figures` (needs otbound[plots])")
         return EXIT_FAILED if stale else EXIT_OK
-    with Progress("figures", quiet=args.quiet) as progress:
+    with _progress(args, "figures") as progress:
         written = write_figures(args.out, args.names, progress)
     for path in written:
         print(f"wrote {path}")

@@ -11,6 +11,7 @@ import re
 
 from otbound.choices import (DEFAULT_DISCRETISATION, DEFAULT_TOLERANCE, Accountant, Conversion,
                              Method, Neighbouring, Posthoc)
+from otbound.progress import LINE_INTERVAL
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -62,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--timings", action="store_true",
                         help="add elapsed_seconds to the JSON (which then differs between runs)")
     _add_params(verify, "a structural parameter of the derivation, e.g. K=4")
-    _add_quiet(verify)
+    _add_progress(verify)
     for name, values in (("rdp", "--alpha"), ("adp", "--epsilon")):
         command = commands.add_parser(
             name, help=f"{'Rényi' if name == 'rdp' else 'approximate'} DP of one subsampled step")
@@ -86,9 +87,15 @@ def _add_plot(command: argparse.ArgumentParser, what: str) -> None:
                          help=f"also write a PNG plot: {what} (needs matplotlib)")
 
 
-def _add_quiet(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--quiet", action="store_true",
-                         help="no progress line on stderr (shown only when it is a terminal)")
+def _add_progress(command: argparse.ArgumentParser) -> None:
+    """``--quiet`` or ``--progress``: the progress line on stderr never, or also in a log."""
+    shown = command.add_mutually_exclusive_group()
+    shown.add_argument("--quiet", action="store_true",
+                       help="no progress line on stderr (shown only when it is a terminal)")
+    shown.add_argument("--progress", action="store_true",
+                       help="show progress on stderr even when it is not a terminal (a log, "
+                            f"CI): plain lines, at most one every {LINE_INTERVAL:g} s, and the "
+                            "time taken at the end")
 
 
 def _add_figures(commands) -> None:
@@ -100,7 +107,7 @@ def _add_figures(commands) -> None:
                          help="recompute the figures' data and compare it with the NAME.json "
                               "files in --out (exit 1 when one is stale; needs no matplotlib)")
     figures.add_argument("names", nargs="*", metavar="NAME", help="only these figures")
-    _add_quiet(figures)
+    _add_progress(figures)
 
 
 def _add_audit(commands) -> None:
@@ -115,7 +122,7 @@ def _add_audit(commands) -> None:
     audit.add_argument("--workers", type=int, help="local processes (default: one per core)")
     audit.add_argument("--scheduler", metavar="ADDRESS",
                        help="run on a Dask distributed cluster (pip install 'otbound[dask]')")
-    _add_quiet(audit)
+    _add_progress(audit)
 
 
 def _numbers(flag: str):
@@ -230,7 +237,7 @@ def _add_account(commands) -> None:
                               "pairs (python-flint; --accountant rdp, --method tight or posthoc)")
     _add_plot(command, "ε at --delta (or δ at --epsilon) over the number of steps, on a log "
                        "grid up to --steps, one line per accountant")
-    _add_quiet(command)
+    _add_progress(command)
 
 
 def _add_epochs(command: argparse.ArgumentParser) -> None:
@@ -285,4 +292,4 @@ def _add_calibrate(commands) -> None:
     _add_accounting(command)
     command.add_argument("--json", action="store_true",
                          help="print one JSON object (the solved quantity as its key)")
-    _add_quiet(command)
+    _add_progress(command)
