@@ -21,6 +21,7 @@ import json
 import math
 import os
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 # Only what building the parser needs is imported here (no numpy); each command imports the
@@ -195,7 +196,7 @@ def _account(args: argparse.Namespace) -> int:
     setting = text.shown(setting, mechanism)
     result = {"epsilon": guarantee.epsilon, "delta": guarantee.delta, "steps": guarantee.steps,
               "accountant": guarantee.accountant.value, "method": "tight", "setting": setting}
-    result |= guarantee.details
+    result |= guarantee.details | _epochs_json(args)
     if args.certified:
         result["certified"] = True
     if lower is not None:
@@ -204,6 +205,12 @@ def _account(args: argparse.Namespace) -> int:
     print(json.dumps(result, indent=2) if args.json
           else text.account_text(args, guarantee, setting, lower))
     return EXIT_OK
+
+
+def _epochs_json(args: argparse.Namespace) -> dict:
+    """How ``--epochs`` of a per-step scheme became steps, for the JSON output."""
+    converted = args.steps_from_epochs
+    return {} if converted is None else {"steps_from_epochs": converted.to_json()}
 
 
 def _shuffled_lower(args: argparse.Namespace, setting, mechanism):
@@ -226,16 +233,21 @@ def _calibrate(args: argparse.Namespace) -> int:
                           tolerance=args.tolerance, progress=progress, **options)
     guarantee = found.guarantee
     solution = argparse.Namespace(**(vars(args) | {solved: found.value}))
+    # as --solve-for names it (noise-multiplier: σ/L)
+    shown = replace(found, solved_for=args.solve_for.replace("-", "_"),
+                    value=flags.as_solved(args, found.value),
+                    unsafe=flags.as_solved(args, found.unsafe, safe=False))
     target = ({"epsilon": args.target_epsilon, "delta": args.delta}
               if args.target_epsilon is not None
               else {"delta": args.target_delta, "epsilon": args.epsilon})
-    result = {solved: found.value, "epsilon": guarantee.epsilon, "delta": guarantee.delta,
-              "steps": guarantee.steps, "accountant": guarantee.accountant.value,
+    result = {shown.solved_for: shown.value, "epsilon": guarantee.epsilon,
+              "delta": guarantee.delta, "steps": guarantee.steps,
+              "accountant": guarantee.accountant.value,
               "method": guarantee.details.get("method", "tight"), "target": target,
-              "unsafe": found.unsafe, "setting": text.shown(*flags.account_inputs(solution)[:2])
-              } | guarantee.details
+              "unsafe": shown.unsafe, "setting": text.shown(*flags.account_inputs(solution)[:2])
+              } | guarantee.details | _epochs_json(args)
     print(json.dumps(result, indent=2) if args.json
-          else text.calibration_text(args, solved, found, result["setting"]))
+          else text.calibration_text(args, shown, result["setting"]))
     return EXIT_OK
 
 

@@ -7,7 +7,9 @@ what a flag means for the library is in :mod:`otbound.command_line.flags`.
 from __future__ import annotations
 
 import argparse
+import math
 import re
+from fractions import Fraction
 
 from otbound.choices import (DEFAULT_DISCRETISATION, DEFAULT_TOLERANCE, Accountant, Conversion,
                              Method, Neighbouring, Posthoc)
@@ -135,20 +137,29 @@ def _numbers(flag: str):
     return parse
 
 
-def _rate(text: str) -> float:
+class Rate(float):
+    """A rate as accounted (a double), with ``exact``, the rate as typed (for ``--epochs``: an
+    epoch is ``1/exact`` steps)."""
+
+    exact: Fraction
+
+    def __new__(cls, exact: Fraction) -> Rate:
+        value = float(exact)
+        rate = super().__new__(cls, math.nextafter(value, math.inf) if Fraction(value) < exact
+                               else value)
+        rate.exact = exact
+        return rate
+
+
+def _rate(text: str) -> Rate:
     """A rate as a number (``0.01``) or an exact fraction (``256/60000``), read exactly and
     rounded up to a double (a larger rate only raises the bound: a positive rate too small for
     a double becomes the smallest double, never 0)."""
-    import math
-    from fractions import Fraction
-
     try:
-        exact = Fraction(text.strip())
+        return Rate(Fraction(text.strip()))
     except (ValueError, ZeroDivisionError):
         raise argparse.ArgumentTypeError(
             f"--rate takes a number or a fraction such as 256/60000, got {text!r}") from None
-    value = float(exact)
-    return math.nextafter(value, math.inf) if Fraction(value) < exact else value
 
 
 def _methods(text: str) -> list[Method]:
@@ -205,6 +216,9 @@ def _add_setting(command: argparse.ArgumentParser, account: bool = False) -> Non
                          choices=("gaussian", "laplace", "randomized-response"))
     command.add_argument("--sigma", type=float, help="standard deviation σ of the Gaussian "
                          "noise (σ/L is the noise multiplier; L = --sensitivity)")
+    command.add_argument("--noise-multiplier", type=float, help="the Gaussian noise's σ/L "
+                         "(Opacus's and TF Privacy's noise_multiplier), instead of --sigma: "
+                         "σ = this × --sensitivity (σ itself at the default L = 1)")
     command.add_argument("--scale", type=float, help="scale b of the Laplace noise (b/L is "
                          "the noise multiplier; L = --sensitivity)")
     command.add_argument("--theta", type=float, help="true-response probability in (0, 1)")
@@ -241,9 +255,11 @@ def _add_account(commands) -> None:
 
 
 def _add_epochs(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--epochs", type=int, help="number of epochs E >= 1 (--scheme "
-                         "random-allocation, balls-in-bins or shuffle, or an epoch-level "
-                         "--derivation, instead of --steps)")
+    command.add_argument("--epochs", type=int, help="number of epochs E >= 1, instead of "
+                         "--steps (an epoch-level --scheme or --derivation composes epochs; "
+                         "--scheme poisson, wor or truncated-poisson takes E × N/B steps, "
+                         "B = --batch-size (Poisson: expected) and N = --dataset-size, or "
+                         "E/r at --rate r, rounded up, as the output shows)")
 
 
 def _add_accounting(command: argparse.ArgumentParser) -> None:
@@ -278,9 +294,11 @@ def _add_calibrate(commands) -> None:
     _add_setting(command, account=True)
     command.add_argument("--steps", type=int, help="number of steps T >= 1 (unless solved for)")
     _add_epochs(command)
-    command.add_argument("--solve-for", required=True, choices=("sigma", "scale", "steps", "rate"),
-                         help="the quantity to solve for: sigma or scale (the smallest), steps "
-                              "or rate (the largest); leave its own flag out")
+    command.add_argument("--solve-for", required=True,
+                         choices=("sigma", "noise-multiplier", "scale", "steps", "rate"),
+                         help="the quantity to solve for: sigma, noise-multiplier (σ/L) or "
+                              "scale (the smallest), steps or rate (the largest); leave its "
+                              "own flag out")
     command.add_argument("--target-epsilon", type=float, help="meet ε <= this at --delta")
     command.add_argument("--target-delta", type=float, help="meet δ <= this at --epsilon")
     command.add_argument("--delta", type=float, help="δ at which --target-epsilon is met")
