@@ -286,7 +286,7 @@ class EpochSteps:
 def per_step_epochs(args: argparse.Namespace, epochs: int) -> EpochSteps:
     """``--epochs E`` of Poisson, truncated Poisson or without-replacement sampling: ``E``
     epochs of ``N/B`` steps (``--batch-size B --dataset-size N``; Poisson's ``B`` is the
-    expected batch size) or of ``1/r`` steps (``--rate r``, the rate accounted)."""
+    expected batch size) or of ``1/r`` steps (``--rate r``, the rate as typed)."""
     from otbound.numerics.epoch_settings import check_epochs
     from otbound.numerics.limits import MAX_STEPS, show
 
