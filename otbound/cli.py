@@ -21,6 +21,7 @@ import json
 import math
 import os
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 # Only what building the parser needs is imported here (no numpy); each command imports the
@@ -86,6 +87,11 @@ def _coupled(derivation: Derivation, args: argparse.Namespace) -> Derivation:
     from otbound.engine.derivation import with_searched_couplings
 
     return with_searched_couplings(derivation)
+
+
+def _progress(args: argparse.Namespace, label: str) -> Progress:
+    """The progress line of a long command, as ``--quiet`` and ``--progress`` say."""
+    return Progress(label, quiet=args.quiet, force=args.progress)
 
 
 def _derive(args: argparse.Namespace) -> int:
@@ -180,7 +186,7 @@ def _account(args: argparse.Namespace) -> int:
 
     flags.check_account(args)
     setting, mechanism, options = flags.account_inputs(args)
-    with Progress("account", quiet=args.quiet) as progress, certified_mode(args.certified):
+    with _progress(args, "account") as progress, certified_mode(args.certified):
         progress(f"composing {args.steps} steps ({args.accountant})")
         guarantee = account(setting, mechanism, args.steps, **options)
         if args.plot:
@@ -190,7 +196,7 @@ def _account(args: argparse.Namespace) -> int:
     setting = text.shown(setting, mechanism)
     result = {"epsilon": guarantee.epsilon, "delta": guarantee.delta, "steps": guarantee.steps,
               "accountant": guarantee.accountant.value, "method": "tight", "setting": setting}
-    result |= guarantee.details
+    result |= guarantee.details | _epochs_json(args)
     if args.certified:
         result["certified"] = True
     if lower is not None:
@@ -199,6 +205,12 @@ def _account(args: argparse.Namespace) -> int:
     print(json.dumps(result, indent=2) if args.json
           else text.account_text(args, guarantee, setting, lower))
     return EXIT_OK
+
+
+def _epochs_json(args: argparse.Namespace) -> dict:
+    """How ``--epochs`` of a per-step scheme became steps, for the JSON output."""
+    converted = args.steps_from_epochs
+    return {} if converted is None else {"steps_from_epochs": converted.to_json()}
 
 
 def _shuffled_lower(args: argparse.Namespace, setting, mechanism):
@@ -215,22 +227,27 @@ def _calibrate(args: argparse.Namespace) -> int:
     from otbound.accounting.guarantees import calibrate
 
     solved, steps, (setting, mechanism, options) = flags.calibration_inputs(args)
-    with Progress("calibrate", quiet=args.quiet) as progress:
+    with _progress(args, "calibrate") as progress:
         found = calibrate(setting, mechanism, steps, solve_for=solved,
                           target_epsilon=args.target_epsilon, target_delta=args.target_delta,
                           tolerance=args.tolerance, progress=progress, **options)
     guarantee = found.guarantee
     solution = argparse.Namespace(**(vars(args) | {solved: found.value}))
+    # as --solve-for names it (noise-multiplier: σ/L)
+    shown = replace(found, solved_for=args.solve_for.replace("-", "_"),
+                    value=flags.as_solved(args, found.value),
+                    unsafe=flags.as_solved(args, found.unsafe, safe=False))
     target = ({"epsilon": args.target_epsilon, "delta": args.delta}
               if args.target_epsilon is not None
               else {"delta": args.target_delta, "epsilon": args.epsilon})
-    result = {solved: found.value, "epsilon": guarantee.epsilon, "delta": guarantee.delta,
-              "steps": guarantee.steps, "accountant": guarantee.accountant.value,
+    result = {shown.solved_for: shown.value, "epsilon": guarantee.epsilon,
+              "delta": guarantee.delta, "steps": guarantee.steps,
+              "accountant": guarantee.accountant.value,
               "method": guarantee.details.get("method", "tight"), "target": target,
-              "unsafe": found.unsafe, "setting": text.shown(*flags.account_inputs(solution)[:2])
-              } | guarantee.details
+              "unsafe": shown.unsafe, "setting": text.shown(*flags.account_inputs(solution)[:2])
+              } | guarantee.details | _epochs_json(args)
     print(json.dumps(result, indent=2) if args.json
-          else text.calibration_text(args, solved, found, result["setting"]))
+          else text.calibration_text(args, shown, result["setting"]))
     return EXIT_OK
 
 
@@ -259,7 +276,7 @@ def _verify(args: argparse.Namespace) -> int:
 
     derivation = load_derivation(args.target)
     derived = run(derivation.at(flags.param_values(args.param)) if args.param else derivation)
-    with Progress("verify", quiet=args.quiet) as progress:
+    with _progress(args, "verify") as progress:
         report = verify_derivation(derived, max_n=args.max_n, samples=args.samples,
                                    seed=args.seed, progress=progress, mc_draws=args.mc_draws)
     print(json.dumps(report.to_json(timings=args.timings), indent=2, ensure_ascii=False)
@@ -280,7 +297,7 @@ def _audit(args: argparse.Namespace) -> int:
     from otbound.audit.judge import run_audits
 
     entries = bundled_claims() if args.all else [find_claim(t) for t in args.targets]
-    with Progress("audit", quiet=args.quiet) as progress:
+    with _progress(args, "audit") as progress:
         results = run_audits(entries, workers=args.workers, scheduler=args.scheduler,
                              progress=progress)
     if args.markdown:
@@ -301,7 +318,7 @@ def _figures(args: argparse.Namespace) -> int:
             print(f"{figure.name:36} {figure.source}")
         return EXIT_OK
     if args.check:
-        with Progress("figures", quiet=args.quiet) as progress:
+        with _progress(args, "figures") as progress:
             stale = stale_figures(args.out, args.names, progress)
         for figure in chosen_figures(args.names):
             print(f"stale: {figure.name}: {stale[figure.name]}" if figure.name in stale
@@ -309,7 +326,7 @@ def _figures(args: argparse.Namespace) -> int:
         if stale:
             print("regenerate with `otbound figures` (needs otbound[plots])")
         return EXIT_FAILED if stale else EXIT_OK
-    with Progress("figures", quiet=args.quiet) as progress:
+    with _progress(args, "figures") as progress:
         written = write_figures(args.out, args.names, progress)
     for path in written:
         print(f"wrote {path}")

@@ -1,10 +1,12 @@
 """The commands README.md and docs/*.md show can run as written (the slow run of each, in a
 user's install, is tests/test_user_install.py), and .ci/run is the README's test command."""
 
+import json
 import re
 import shlex
 
 import pytest
+from cli_runs import run_cli
 from documented_commands import ROOT, Documented, all_commands, commands, placeholders
 
 from otbound.cli import build_parser
@@ -15,6 +17,58 @@ DOCUMENTED = all_commands()
 def test_the_pages_show_commands_of_every_kind():
     shown = {d.command.split()[1] for d in DOCUMENTED}
     assert {"derive", "verify", "rdp", "adp", "account", "calibrate", "audit"} <= shown
+
+
+PER_STEP = ("--scheme poisson", "--scheme wor", "--scheme truncated-poisson")
+CONVENTIONS = ("--noise-multiplier", "--epochs", "--sensitivity", "--progress")
+"""Issue 44, item 5: the flags of the training libraries' conventions, each shown in the docs."""
+
+
+def _conventions(documented: Documented) -> list[str]:
+    """The conventions a documented command uses (``--epochs``: of a per-step scheme;
+    ``--noise-multiplier``: also as ``--solve-for noise-multiplier``)."""
+    words = documented.command.replace("--solve-for noise-multiplier", "--noise-multiplier")
+    return [flag for flag in CONVENTIONS if flag in words.split()
+            and (flag != "--epochs" or any(s in documented.command for s in PER_STEP))]
+
+
+SHOWING = [d for d in DOCUMENTED if _conventions(d)]
+
+
+def test_the_pages_show_each_convention():
+    assert {flag for d in SHOWING for flag in _conventions(d)} == set(CONVENTIONS)
+    epochs = [d.command for d in SHOWING if "--epochs" in _conventions(d)]
+    assert all(any(scheme in c for c in epochs) for scheme in PER_STEP[:2])
+
+
+def _shows(flag: str, argv: list[str], out: str, err: str) -> bool:
+    """Whether the output of ``otbound ARGV`` shows what the pages say of ``flag``."""
+    value = dict(zip(argv, argv[1:]))
+    result = json.loads(out) if "--json" in argv else None
+    if flag == "--epochs":
+        return (result["steps_from_epochs"]["epochs"] == int(value["--epochs"]) if result
+                else re.search(rf"^  steps = \d+ \({value['--epochs']} epochs? × ", out, re.M)
+                is not None)
+    if flag == "--progress":
+        lines = err.splitlines()
+        return (lines[0].startswith(f"{argv[0]}: ") and lines[-1].startswith(
+            f"{argv[0]}: done in ") and "\r" not in err)
+    sensitivity = float(value.get("--sensitivity", 1))
+    if flag == "--sensitivity":
+        return f"sensitivity = {sensitivity} per " in out
+    if "--noise-multiplier" in argv:
+        return f"sigma = {float(value['--noise-multiplier']) * sensitivity}, " in out
+    return result["noise_multiplier"] * sensitivity >= result["setting"]["sigma"]
+
+
+@pytest.mark.parametrize("documented", SHOWING, ids=str)
+def test_each_convention_shown_does_what_the_pages_say(capsys, documented: Documented):
+    """Run here, not only in a fresh install: its output shows each convention it uses."""
+    argv = shlex.split(documented.command)[1:]
+    code, out, err = run_cli(capsys, *argv)
+    assert code == documented.exit_code, err
+    for flag in _conventions(documented):
+        assert _shows(flag, argv, out, err), (flag, out, err)
 
 
 @pytest.mark.parametrize("documented", DOCUMENTED, ids=str)

@@ -74,9 +74,14 @@ class TruncatedPoissonSetting:
         return DerivedSetting(derived, values, origin=self.describe())
 
     def describe(self) -> dict:
+        """The setting as the output shows it, with the unit of distance its derivation counts
+        a sensitivity in."""
+        from otbound.numerics.derived import bundled
+
+        unit = bundled(DERIVATIONS[self.neighbouring]).batch_relation.unit()
         return {"scheme": "truncated-poisson", "rate": self.rate, "max_batch": self.max_batch,
                 "dataset_size": self.dataset_size, "neighbouring": self.neighbouring.value,
-                "bound": f"derived ({SOURCES[self.neighbouring]})"}
+                "bound": f"derived ({SOURCES[self.neighbouring]})", "distance_unit": unit}
 
 
 def naive_epsilon(delta_of_epsilon, delta: float, overflow: float) -> float:

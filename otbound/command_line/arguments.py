@@ -7,10 +7,13 @@ what a flag means for the library is in :mod:`otbound.command_line.flags`.
 from __future__ import annotations
 
 import argparse
+import math
 import re
+from fractions import Fraction
 
 from otbound.choices import (DEFAULT_DISCRETISATION, DEFAULT_TOLERANCE, Accountant, Conversion,
                              Method, Neighbouring, Posthoc)
+from otbound.progress import LINE_INTERVAL
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -62,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--timings", action="store_true",
                         help="add elapsed_seconds to the JSON (which then differs between runs)")
     _add_params(verify, "a structural parameter of the derivation, e.g. K=4")
-    _add_quiet(verify)
+    _add_progress(verify)
     for name, values in (("rdp", "--alpha"), ("adp", "--epsilon")):
         command = commands.add_parser(
             name, help=f"{'Rényi' if name == 'rdp' else 'approximate'} DP of one subsampled step")
@@ -86,9 +89,15 @@ def _add_plot(command: argparse.ArgumentParser, what: str) -> None:
                          help=f"also write a PNG plot: {what} (needs matplotlib)")
 
 
-def _add_quiet(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--quiet", action="store_true",
-                         help="no progress line on stderr (shown only when it is a terminal)")
+def _add_progress(command: argparse.ArgumentParser) -> None:
+    """``--quiet`` or ``--progress``: the progress line on stderr never, or also in a log."""
+    shown = command.add_mutually_exclusive_group()
+    shown.add_argument("--quiet", action="store_true",
+                       help="no progress line on stderr (shown only when it is a terminal)")
+    shown.add_argument("--progress", action="store_true",
+                       help="show progress on stderr even when it is not a terminal (a log, "
+                            f"CI): plain lines, at most one every {LINE_INTERVAL:g} s, and the "
+                            "time taken at the end")
 
 
 def _add_figures(commands) -> None:
@@ -100,7 +109,7 @@ def _add_figures(commands) -> None:
                          help="recompute the figures' data and compare it with the NAME.json "
                               "files in --out (exit 1 when one is stale; needs no matplotlib)")
     figures.add_argument("names", nargs="*", metavar="NAME", help="only these figures")
-    _add_quiet(figures)
+    _add_progress(figures)
 
 
 def _add_audit(commands) -> None:
@@ -115,7 +124,7 @@ def _add_audit(commands) -> None:
     audit.add_argument("--workers", type=int, help="local processes (default: one per core)")
     audit.add_argument("--scheduler", metavar="ADDRESS",
                        help="run on a Dask distributed cluster (pip install 'otbound[dask]')")
-    _add_quiet(audit)
+    _add_progress(audit)
 
 
 def _numbers(flag: str):
@@ -128,20 +137,29 @@ def _numbers(flag: str):
     return parse
 
 
-def _rate(text: str) -> float:
+class Rate(float):
+    """A rate as accounted (a double), with ``exact``, the rate as typed (for ``--epochs``: an
+    epoch is ``1/exact`` steps)."""
+
+    exact: Fraction
+
+    def __new__(cls, exact: Fraction) -> Rate:
+        value = float(exact)
+        rate = super().__new__(cls, math.nextafter(value, math.inf) if Fraction(value) < exact
+                               else value)
+        rate.exact = exact
+        return rate
+
+
+def _rate(text: str) -> Rate:
     """A rate as a number (``0.01``) or an exact fraction (``256/60000``), read exactly and
     rounded up to a double (a larger rate only raises the bound: a positive rate too small for
     a double becomes the smallest double, never 0)."""
-    import math
-    from fractions import Fraction
-
     try:
-        exact = Fraction(text.strip())
+        return Rate(Fraction(text.strip()))
     except (ValueError, ZeroDivisionError):
         raise argparse.ArgumentTypeError(
             f"--rate takes a number or a fraction such as 256/60000, got {text!r}") from None
-    value = float(exact)
-    return math.nextafter(value, math.inf) if Fraction(value) < exact else value
 
 
 def _methods(text: str) -> list[Method]:
@@ -198,6 +216,9 @@ def _add_setting(command: argparse.ArgumentParser, account: bool = False) -> Non
                          choices=("gaussian", "laplace", "randomized-response"))
     command.add_argument("--sigma", type=float, help="standard deviation σ of the Gaussian "
                          "noise (σ/L is the noise multiplier; L = --sensitivity)")
+    command.add_argument("--noise-multiplier", type=float, help="the Gaussian noise's σ/L "
+                         "(Opacus's and TF Privacy's noise_multiplier), instead of --sigma: "
+                         "σ = this × --sensitivity (σ itself at the default L = 1)")
     command.add_argument("--scale", type=float, help="scale b of the Laplace noise (b/L is "
                          "the noise multiplier; L = --sensitivity)")
     command.add_argument("--theta", type=float, help="true-response probability in (0, 1)")
@@ -230,13 +251,15 @@ def _add_account(commands) -> None:
                               "pairs (python-flint; --accountant rdp, --method tight or posthoc)")
     _add_plot(command, "ε at --delta (or δ at --epsilon) over the number of steps, on a log "
                        "grid up to --steps, one line per accountant")
-    _add_quiet(command)
+    _add_progress(command)
 
 
 def _add_epochs(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--epochs", type=int, help="number of epochs E >= 1 (--scheme "
-                         "random-allocation, balls-in-bins or shuffle, or an epoch-level "
-                         "--derivation, instead of --steps)")
+    command.add_argument("--epochs", type=int, help="number of epochs E >= 1, instead of "
+                         "--steps (an epoch-level --scheme or --derivation composes epochs; "
+                         "--scheme poisson, wor or truncated-poisson takes E × N/B steps, "
+                         "B = --batch-size (Poisson: expected) and N = --dataset-size, or "
+                         "E/r at --rate r, rounded up, as the output shows)")
 
 
 def _add_accounting(command: argparse.ArgumentParser) -> None:
@@ -271,9 +294,11 @@ def _add_calibrate(commands) -> None:
     _add_setting(command, account=True)
     command.add_argument("--steps", type=int, help="number of steps T >= 1 (unless solved for)")
     _add_epochs(command)
-    command.add_argument("--solve-for", required=True, choices=("sigma", "scale", "steps", "rate"),
-                         help="the quantity to solve for: sigma or scale (the smallest), steps "
-                              "or rate (the largest); leave its own flag out")
+    command.add_argument("--solve-for", required=True,
+                         choices=("sigma", "noise-multiplier", "scale", "steps", "rate"),
+                         help="the quantity to solve for: sigma, noise-multiplier (σ/L) or "
+                              "scale (the smallest), steps or rate (the largest); leave its "
+                              "own flag out")
     command.add_argument("--target-epsilon", type=float, help="meet ε <= this at --delta")
     command.add_argument("--target-delta", type=float, help="meet δ <= this at --epsilon")
     command.add_argument("--delta", type=float, help="δ at which --target-epsilon is met")
@@ -285,4 +310,4 @@ def _add_calibrate(commands) -> None:
     _add_accounting(command)
     command.add_argument("--json", action="store_true",
                          help="print one JSON object (the solved quantity as its key)")
-    _add_quiet(command)
+    _add_progress(command)

@@ -5,7 +5,10 @@ them."""
 from __future__ import annotations
 
 import argparse
+import math
 import re
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Neighbouring,
@@ -72,17 +75,54 @@ def build_mechanism(args: argparse.Namespace) -> Mechanism:
     flags = {name: family.parameter for name, family in FAMILIES.items()}
     flags["randomized-response"] = "theta"
     needed = flags[args.mechanism]
-    for flag in flags.values():
-        if flag != needed and getattr(args, flag) is not None:
-            raise InvalidSpecification(f"--{flag} does not apply to --mechanism {args.mechanism}")
-    if getattr(args, needed) is None:
-        raise InvalidSpecification(f"--mechanism {args.mechanism} needs --{needed}")
+    for flag in (*flags.values(), "noise_multiplier"):
+        if flag not in (needed, _ALIASES.get(needed)) and getattr(args, flag, None) is not None:
+            raise InvalidSpecification(f"--{flag.replace('_', '-')} does not apply to "
+                                       f"--mechanism {args.mechanism}")
+    value = gaussian_sigma(args) if needed == "sigma" else getattr(args, needed)
+    if value is None:
+        also = f" (or --{_ALIASES[needed].replace('_', '-')})" if needed in _ALIASES else ""
+        raise InvalidSpecification(f"--mechanism {args.mechanism} needs --{needed}{also}")
     if args.mechanism == "randomized-response":
         if args.sensitivity is not None:
             raise InvalidSpecification("--sensitivity does not apply to randomized response")
         return RandomizedResponse(args.theta)
-    sensitivity = 1.0 if args.sensitivity is None else args.sensitivity
-    return AdditiveNoise(getattr(args, needed), sensitivity, FAMILIES[args.mechanism])
+    return AdditiveNoise(value, _sensitivity(args), FAMILIES[args.mechanism])
+
+
+_ALIASES = {"sigma": "noise_multiplier"}
+"""The other flag of a noise parameter: ``--noise-multiplier`` is σ/L (Opacus's and TF
+Privacy's name)."""
+
+
+def _sensitivity(args: argparse.Namespace) -> float:
+    return 1.0 if args.sensitivity is None else args.sensitivity
+
+
+def gaussian_sigma(args: argparse.Namespace) -> float | None:
+    """σ from ``--sigma``, or from ``--noise-multiplier z`` as ``z·L`` (``L`` = --sensitivity),
+    lowered by the last ulp where needed so that ``σ/L ≤ z``: never more noise than the user
+    said there is."""
+    from otbound.numerics.limits import NOISE_MULTIPLIER, show
+
+    multiplier = getattr(args, "noise_multiplier", None)
+    if multiplier is None:
+        return args.sigma
+    if args.sigma is not None:
+        raise UsageError("give --sigma or --noise-multiplier, not both (--noise-multiplier z "
+                         "is --sigma z·L, L = --sensitivity)")
+    low, high = NOISE_MULTIPLIER
+    if not low <= multiplier <= high:   # NaN too
+        raise InvalidSpecification(f"--noise-multiplier (σ/L) must be in [{low:g}, {high:g}], "
+                                   f"got {show(multiplier)}")
+    sensitivity = _sensitivity(args)
+    if not (math.isfinite(sensitivity) and sensitivity > 0):
+        raise InvalidSpecification(f"--sensitivity must be a finite number > 0, got "
+                                   f"{show(sensitivity)}")
+    sigma = multiplier * sensitivity
+    while sigma / sensitivity > multiplier:
+        sigma = math.nextafter(sigma, 0.0)
+    return sigma
 
 
 def param_values(pairs: list[tuple[str, str]]) -> dict[str, str]:
@@ -199,10 +239,11 @@ def epoch_level(args: argparse.Namespace) -> bool:
 
 
 def epochs_as_steps(args: argparse.Namespace) -> None:
-    """An epoch-level scheme counts epochs (``--epochs``), the others steps (``--steps``); the
-    API counts either as ``steps``."""
+    """An epoch-level scheme counts epochs (``--epochs``), the others steps (``--steps``, or
+    ``--epochs`` converted: ``args.steps_from_epochs``); the API counts either as ``steps``."""
     epochs = getattr(args, "epochs", None)
     named = f"--scheme {args.scheme}" if args.scheme else f"--derivation {args.derivation}"
+    args.steps_from_epochs = None
     if epoch_level(args):
         if args.steps is not None:
             raise UsageError(f"{named} composes epochs: give --epochs, not --steps")
@@ -210,34 +251,119 @@ def epochs_as_steps(args: argparse.Namespace) -> None:
             raise UsageError(f"{named} needs --epochs")
         args.steps = epochs
     elif epochs is not None:
-        raise UsageError("--epochs applies to an epoch-level setting (--scheme "
-                         "random-allocation, balls-in-bins or shuffle, or an epoch-level "
-                         "--derivation); the others take --steps")
+        if args.steps is not None:
+            raise UsageError("give --steps or --epochs, not both")
+        args.steps_from_epochs = per_step_epochs(args, epochs)
+        args.steps = args.steps_from_epochs.steps
     elif args.steps is None and getattr(args, "solve_for", None) is None:
-        raise UsageError("account needs --steps")
+        raise UsageError("account needs --steps (or --epochs)")
+
+
+@dataclass(frozen=True)
+class EpochSteps:
+    """``--epochs`` of a per-step scheme as steps: ``epochs × per_epoch``, rounded up (more
+    steps, so the guarantee covers every epoch in full); ``source`` says where ``per_epoch``
+    comes from."""
+
+    epochs: int
+    per_epoch: Fraction
+    source: str
+
+    @property
+    def steps(self) -> int:
+        return math.ceil(self.epochs * self.per_epoch)
+
+    @property
+    def rounded_up(self) -> bool:
+        return (self.epochs * self.per_epoch).denominator != 1
+
+    def to_json(self) -> dict:
+        return {"epochs": self.epochs, "steps_per_epoch": float(self.per_epoch),
+                "steps_per_epoch_from": self.source, "steps": self.steps,
+                "rounded_up": self.rounded_up}
+
+
+def per_step_epochs(args: argparse.Namespace, epochs: int) -> EpochSteps:
+    """``--epochs E`` of Poisson, truncated Poisson or without-replacement sampling: ``E``
+    epochs of ``N/B`` steps (``--batch-size B --dataset-size N``; Poisson's ``B`` is the
+    expected batch size) or of ``1/r`` steps (``--rate r``, the rate as typed)."""
+    from otbound.numerics.epoch_settings import check_epochs
+    from otbound.numerics.limits import MAX_STEPS, show
+
+    check_epochs(epochs)
+    solved = getattr(args, "solve_for", None)
+    if solved in ("steps", "rate"):
+        raise UsageError(f"--epochs does not apply with --solve-for {solved}: "
+                         + ("the steps are solved for" if solved == "steps" else
+                            "an epoch's steps depend on the rate solved for; give --steps"))
+    if args.derivation:
+        raise UsageError(f"--epochs applies to an epoch-level --derivation; "
+                         f"{args.derivation} counts steps: give --steps")
+    if args.rate is not None:
+        if not 0 < args.rate <= 1:
+            raise InvalidSpecification(f"--rate must be in (0, 1] with --epochs (an epoch is "
+                                       f"1/rate steps), got {show(args.rate)}")
+        exact = getattr(args.rate, "exact", Fraction(args.rate))   # as typed
+        found = EpochSteps(epochs, 1 / exact, f"1/rate = {1 / exact}")
+    elif args.batch_size is not None and args.dataset_size is not None:
+        for flag in ("batch_size", "dataset_size"):
+            if getattr(args, flag) < 1:
+                raise InvalidSpecification(f"--{flag.replace('_', '-')} must be an integer "
+                                           f">= 1, got {getattr(args, flag)}")
+        batch = "expected batch size" if args.scheme == "poisson" else "batch size"
+        found = EpochSteps(epochs, Fraction(args.dataset_size, args.batch_size),
+                           f"dataset size / {batch} = {args.dataset_size}/{args.batch_size}")
+    else:
+        build_setting(args)   # names what is missing
+        raise UsageError("--epochs needs --rate, or --batch-size and --dataset-size")
+    if found.steps > MAX_STEPS:
+        raise InvalidSpecification(f"--epochs {epochs} is {found.steps} steps: at most "
+                                   f"{MAX_STEPS:g} steps are accounted")
+    return found
 
 
 def _check_calibration(args: argparse.Namespace) -> str:
     """The quantity solved for, once the flags make a calibration."""
     from otbound.accounting.guarantees import NOISE
 
-    solved = args.solve_for
+    solved = solved_parameter(args)
     if not ((args.target_epsilon is not None and args.delta is not None
              and args.target_delta is None and args.epsilon is None)
             or (args.target_delta is not None and args.epsilon is not None
                 and args.target_epsilon is None and args.delta is None)):
         raise UsageError("calibrate needs --target-epsilon E with --delta D, or "
                          "--target-delta D with --epsilon E")
-    if getattr(args, solved) is not None:
-        raise UsageError(f"--{solved} is solved for (--solve-for {solved}): leave it out")
+    for flag in (solved, _ALIASES.get(solved)):
+        if flag is not None and getattr(args, flag) is not None:
+            raise UsageError(f"--{flag.replace('_', '-')} is solved for (--solve-for "
+                             f"{args.solve_for}): leave it out")
     if solved in NOISE and args.mechanism != NOISE[solved]:
-        raise UsageError(f"--solve-for {solved} needs --mechanism {NOISE[solved]}, "
+        raise UsageError(f"--solve-for {args.solve_for} needs --mechanism {NOISE[solved]}, "
                          f"got --mechanism {args.mechanism}")
     if solved == "rate" and args.scheme not in ("poisson", "truncated-poisson"):
         raise UsageError("--solve-for rate needs --scheme poisson or truncated-poisson")
     if solved != "steps" and args.steps is None:
         raise UsageError("calibrate needs --steps (unless --solve-for steps)")
     return solved
+
+
+def solved_parameter(args: argparse.Namespace) -> str:
+    """The library's name of the quantity ``--solve-for`` names (``noise-multiplier``: the
+    calibration finds σ, reported as σ/L by :func:`as_solved`)."""
+    return "sigma" if args.solve_for == "noise-multiplier" else args.solve_for
+
+
+def as_solved(args: argparse.Namespace, value: float | None, safe: bool = True
+              ) -> float | None:
+    """A calibrated value as ``--solve-for`` names it: ``noise-multiplier`` is σ/L, rounded
+    up when ``safe`` (at least the noise found) and down for the value that failed."""
+    if value is None or args.solve_for != "noise-multiplier":
+        return value
+    sensitivity = _sensitivity(args)
+    multiplier = value / sensitivity
+    while (multiplier * sensitivity < value) if safe else (multiplier * sensitivity > value):
+        multiplier = math.nextafter(multiplier, math.inf if safe else 0.0)
+    return multiplier
 
 
 _PLACEHOLDER = {"steps": 1, "rate": 0.5}

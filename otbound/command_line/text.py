@@ -54,16 +54,22 @@ def pair_text(args: argparse.Namespace, guarantee) -> tuple[str, str]:
             show(args.delta) if args.delta is not None else upper_text(guarantee.delta))
 
 
+def more_is_safe(solved: str) -> bool:
+    """Whether more of a calibrated quantity is safer: noise (σ, σ/L, scale), not steps or a
+    rate."""
+    from otbound.accounting.guarantees import NOISE
+
+    return solved in NOISE or solved == "noise_multiplier"
+
+
 def solved_text(solved: str, value: float, safe: bool = True) -> str:
     """A calibrated value as text, rounded towards safety (more noise, fewer steps, a smaller
     rate) when ``safe``, and away from it for the value that failed."""
     if solved == "steps":
         return str(int(value))
-    from otbound.accounting.guarantees import NOISE
     from otbound.numerics.rounding import lower_text, upper_text
 
-    up = (solved in NOISE) == safe
-    return upper_text(value) if up else lower_text(value)
+    return upper_text(value) if more_is_safe(solved) == safe else lower_text(value)
 
 
 def method_text(guarantee) -> str:
@@ -108,6 +114,17 @@ def composed_text(guarantee) -> str:
     return f"{guarantee.steps} epoch{'s' if guarantee.steps != 1 else ''} of {per_epoch} steps"
 
 
+def epochs_text(args: argparse.Namespace) -> list[str]:
+    """How ``--epochs`` of a per-step scheme became steps (no line when it did not)."""
+    converted = getattr(args, "steps_from_epochs", None)
+    if converted is None:
+        return []
+    epochs = f"{converted.epochs} epoch{'s' if converted.epochs != 1 else ''}"
+    return [f"  steps = {converted.steps} ({epochs} × {float(converted.per_epoch):.10g} steps "
+            f"per epoch, {converted.source}"
+            + ("; rounded up)" if converted.rounded_up else ")")]
+
+
 def lower_text_of(value: float) -> str:
     """A lower end as printed: rounded down to the digits shown."""
     from otbound.numerics.rounding import lower_text
@@ -134,7 +151,7 @@ def account_text(args: argparse.Namespace, guarantee, setting: dict, lower=None)
                     and not (epoch and k == "bound"))
     lines = [f"({epsilon}, {delta})-DP after {composed_text(guarantee)} — "
              f"{method_text(guarantee)}accountant {guarantee.accountant.value}"
-             + (f" ({how})" if how else "")]
+             + (f" ({how})" if how else ""), *epochs_text(args)]
     if epoch:
         lines.append(f"  each epoch: {details.get('bound')}")
     if "epsilon_lower" in details:
@@ -165,14 +182,14 @@ def account_text(args: argparse.Namespace, guarantee, setting: dict, lower=None)
     return "\n".join(lines)
 
 
-def calibration_text(args: argparse.Namespace, solved: str, found, setting: dict) -> str:
-    """``calibrate``'s answer: the solved value rounded towards safety, the guarantee it was
-    accounted to give (with the bound it rests on, where the route names one: an epoch-level
-    scheme), and the setting."""
-    from otbound.accounting.guarantees import NOISE
+def calibration_text(args: argparse.Namespace, found, setting: dict) -> str:
+    """``calibrate``'s answer: the solved value (``found.solved_for``, as --solve-for names it)
+    rounded towards safety, the guarantee it was accounted to give (with the bound it rests on,
+    where the route names one: an epoch-level scheme), and the setting."""
     from otbound.numerics.limits import show
 
-    which = "smallest" if solved in NOISE else "largest"
+    solved = found.solved_for
+    which = "smallest" if more_is_safe(solved) else "largest"
     goal = (f"ε <= {show(args.target_epsilon)} at δ = {show(args.delta)}"
             if args.target_epsilon is not None
             else f"δ <= {show(args.target_delta)} at ε = {show(args.epsilon)}")
@@ -185,5 +202,5 @@ def calibration_text(args: argparse.Namespace, solved: str, found, setting: dict
         f"{solved} = {solved_text(solved, found.value)} (the {which} meeting {goal}{beyond})",
         f"verified: ({epsilon}, {delta})-DP after {composed_text(guarantee)} — "
         f"{method_text(guarantee)}accountant {guarantee.accountant.value}"
-        + (f" ({bound})" if bound else ""),
+        + (f" ({bound})" if bound else ""), *epochs_text(args),
         "setting: " + setting_text(setting)])

@@ -113,8 +113,8 @@ class EpochSetting:
         return f"{scheme}{relation} (derivation {self.derivation.name}; {values})"
 
     def describe(self) -> dict:
-        unit = ("record replaced by another (a removal and an insertion, each of sensitivity "
-                "1)" if self.substitution else self.derivation.relation.unit())
+        # a substitution is bounded as a removal and an insertion: the same unit
+        unit = self.derivation.relation.unit()
         return (self.origin | {"derivation": self.derivation.name}
                 | {name: value for name, value in self.structural + self.values}
                 | ({"group": self.group} if self.group > 1 else {})
