@@ -33,6 +33,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 RECORDS, BATCH, FEATURES = 200, 20, 8            # 10 batches an epoch: sample_rate 0.1
 RATE = 1 / (RECORDS // BATCH)
 SIGMA, DELTA = 1.1, 1e-5
+EPOCHS_OF = {"batch_size": BATCH, "dataset_size": RECORDS}   # an epoch sampler's loader
 
 
 @pytest.fixture
@@ -109,8 +110,7 @@ def test_make_private_with_epsilon_finds_a_noise_that_otbound_says_meets_the_tar
 
 
 def test_shuffled_batches_are_accounted_per_epoch(names):
-    _register(names, "otbound-shuffled", sampler="shuffled", batch_size=BATCH,
-              dataset_size=RECORDS)
+    _register(names, "otbound-shuffled", sampler="shuffled", **EPOCHS_OF)
     engine = PrivacyEngine(accountant="otbound-shuffled")
     _training(engine, 25, noise_multiplier=SIGMA, poisson_sampling=False)
     expected = otbound.account(otbound.ShuffledBatches(BATCH, RECORDS), otbound.gaussian(SIGMA),
@@ -133,8 +133,7 @@ def test_a_group_is_accounted_at_user_level_and_the_noise_search_keeps_the_optio
 
 
 def test_balls_in_bins_counts_epochs_and_each_at_its_smallest_noise(names):
-    _register(names, "otbound-bins", sampler="balls-in-bins", batch_size=BATCH,
-              dataset_size=RECORDS)
+    _register(names, "otbound-bins", sampler="balls-in-bins", **EPOCHS_OF)
     accountant = create_accountant("otbound-bins")
     for sigma in [1.2] * 5 + [1.0] * 10 + [1.3] * 10:     # epochs at 1.0, 1.0 and 1.3
         accountant.step(noise_multiplier=sigma, sample_rate=RATE)
@@ -209,13 +208,11 @@ def test_options_out_of_range_are_refused_by_name(names, options, parameter, mes
 
 def test_groups_of_shuffled_batches_are_refused():
     with pytest.raises(UnsupportedOperation, match="not derived for shuffled batches"):
-        bridge.register("otbound-shuffled-group", sampler="shuffled", group=2, batch_size=BATCH,
-                        dataset_size=RECORDS)
+        bridge.register("otbound-shuffled-group", sampler="shuffled", group=2, **EPOCHS_OF)
 
 
 def test_a_step_the_epoch_sampler_cannot_take_is_refused(names):
-    _register(names, "otbound-bins", sampler="balls-in-bins", batch_size=BATCH,
-              dataset_size=RECORDS)
+    _register(names, "otbound-bins", sampler="balls-in-bins", **EPOCHS_OF)
     accountant = create_accountant("otbound-bins")
     with pytest.raises(InvalidSpecification, match=r"sample_rate must be 1/10 .* got 0\.2") \
             as raised:

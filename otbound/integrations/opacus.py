@@ -156,30 +156,34 @@ def epoch_runs(history: list[tuple], steps_per_epoch: int) -> list[tuple[float, 
     of ``steps_per_epoch``, a last partial epoch counted whole and each epoch at the smallest σ
     of its steps (both sound: fewer steps, or more noise, are post-processings of the epoch's
     releases)."""
-    runs: list[list] = []
-
-    def add(sigma: float, epochs: int) -> None:
-        if runs and runs[-1][0] == sigma:
-            runs[-1][1] += epochs
-        else:
-            runs.append([sigma, epochs])
-
+    epochs: list[tuple[float, int]] = []
     started, smallest = 0, math.inf        # steps of the epoch under way, its smallest σ
     for sigma, _, count in history:
         if started:
             taken = min(count, steps_per_epoch - started)
             started, smallest, count = started + taken, min(smallest, sigma), count - taken
             if started == steps_per_epoch:
-                add(smallest, 1)
+                epochs.append((smallest, 1))
                 started, smallest = 0, math.inf
         whole, rest = divmod(count, steps_per_epoch)
         if whole:
-            add(sigma, whole)
+            epochs.append((sigma, whole))
         if rest:
             started, smallest = rest, sigma
     if started:
-        add(smallest, 1)
-    return [(sigma, epochs) for sigma, epochs in runs]
+        epochs.append((smallest, 1))
+    return merge_runs(epochs)
+
+
+def merge_runs(runs: list[tuple]) -> list[tuple]:
+    """Consecutive runs of the same kind (equal but for their last element, a count) as one."""
+    found: list[tuple] = []
+    for run in runs:
+        if found and found[-1][:-1] == run[:-1]:
+            found[-1] = (*run[:-1], found[-1][-1] + run[-1])
+        else:
+            found.append(tuple(run))
+    return found
 
 
 def _extends(runs: list[Run], fed: list[Run]) -> bool:
@@ -275,13 +279,7 @@ class OtboundAccountant(_accountant.IAccountant):
                 self.options.check_rate(sample_rate)
             found = [(epoch, mechanism_of(sigma), epochs)
                      for sigma, epochs in epoch_runs(self.history, epoch.steps_per_epoch)]
-        merged: list[Run] = []
-        for setting, mechanism, count in found:
-            if merged and merged[-1][:2] == (setting, mechanism):
-                merged[-1] = (setting, mechanism, merged[-1][2] + count)
-            else:
-                merged.append((setting, mechanism, count))
-        return merged
+        return merge_runs(found)
 
 
 _REGISTERED: dict[str, type[OtboundAccountant]] = {}
