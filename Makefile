@@ -1,4 +1,4 @@
-.PHONY: install derive test slow bench
+.PHONY: install derive test slow opacus bench
 
 install:
 	pip install -e '.[test]'
@@ -11,6 +11,9 @@ test:
 
 slow:
 	python -m pytest -m slow
+
+opacus:
+	pip install torch==2.13.0 -e '.[opacus]' && python -m pytest -m opacus
 
 bench:
 	python benchmarks/practitioner_speed.py

@@ -12,7 +12,7 @@ from types import ModuleType
 
 from otbound.errors import UnsupportedOperation
 
-EXTRAS = {"matplotlib": "plots", "distributed": "dask"}
+EXTRAS = {"matplotlib": "plots", "distributed": "dask", "opacus": "opacus"}
 """Each optional package's top-level module, and the extra of otbound that installs it."""
 
 

@@ -11,9 +11,12 @@ import pytest
 import otbound
 
 LAYERS = ["otbound.engine", "otbound.numerics", "otbound.accounting", "otbound.verify",
-          "otbound.audit", "otbound.plots", "otbound.command_line", "otbound.cli"]
+          "otbound.audit", "otbound.plots", "otbound.command_line", "otbound.cli",
+          "otbound.integrations"]
 """Lowest first: a layer may import the layers before it, never those after it, except that
-the verifier and the accountants are siblings that do not import each other."""
+the verifier and the accountants are siblings that do not import each other. The bridges to
+other libraries come last: no module imports them, so ``import otbound`` and the command line
+never load torch or opacus."""
 SIBLINGS = {("otbound.verify", "otbound.accounting"), ("otbound.accounting", "otbound.verify")}
 VERIFIER_USERS = {"otbound", "otbound.cli"}
 """Besides the verifier itself and the audit (which confirms its witnesses with the verifier's
@@ -76,6 +79,12 @@ def test_an_engine_module_importing_the_numerics_is_caught():
     graph = build()
     graph.add_import(importer="otbound.engine.bound", imported="otbound.numerics.pairs")
     assert layer_violations(graph) == ["otbound.engine.bound -> otbound.numerics.pairs"]
+
+
+def test_a_module_importing_an_integration_is_caught():
+    graph = build()
+    graph.add_import(importer="otbound.cli", imported="otbound.integrations.opacus")
+    assert layer_violations(graph) == ["otbound.cli -> otbound.integrations.opacus"]
 
 
 def test_production_code_importing_the_verifier_is_caught():
