@@ -24,13 +24,23 @@ from otbound.numerics.mechanisms import Mechanism, describe
 
 @dataclass(frozen=True)
 class Entry:
-    """``count`` steps (epochs, for an epoch-level setting) of ``setting`` with ``mechanism``."""
+    """``count`` steps (epochs, for an epoch-level setting) of ``setting`` with ``mechanism``,
+    each ``step`` (one step of them, or for :meth:`RunningAccountant.record` the step recorded,
+    whose setting and mechanism are then ``None``)."""
 
-    setting: object
-    mechanism: Mechanism
+    setting: object | None
+    mechanism: Mechanism | None
     count: int
+    step: Step
+
+    @property
+    def steps(self) -> int:
+        """Steps (epochs, for an epoch-level setting) this entry stands for."""
+        return self.count if self.setting is not None else self.count * self.step.count
 
     def to_json(self) -> dict:
+        if self.setting is None:
+            return {"setting": self.step.setting, "steps": self.steps}
         unit = "epochs" if self.setting.epoch_level else "steps"
         return {"setting": self.setting.describe(), **describe(self.mechanism),
                 unit: self.count}
@@ -62,18 +72,33 @@ class RunningAccountant:
     def step(self, setting, mechanism: Mechanism, count: int = 1) -> None:
         """Record ``count`` more steps (epochs, for an epoch-level setting) of ``setting`` with
         ``mechanism``."""
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise InvalidSpecification(f"count must be a positive integer, got {show(count)}",
-                                       parameter="count")
+        _check_count(count)
         setting = as_setting(setting)
-        template = self._template(setting, mechanism)   # one step (an epoch's steps)
+        self._append(Entry(setting, mechanism, count, self._template(setting, mechanism)))
+
+    def record(self, step: Step, count: int = 1) -> None:
+        """Record ``count`` times a step given by its dominating pairs (``step.count``
+        repetitions each), such as one built from another library's description of a
+        mechanism (:mod:`otbound.accounting.dp_events`). Recording the same object again
+        between two questions repeats it."""
+        _check_count(count)
+        if not isinstance(step, Step):
+            raise InvalidSpecification(f"step must be an otbound Step, got {type(step).__name__}",
+                                       parameter="step")
+        self._check_relation(step, lambda: str(step.setting))
+        self._append(Entry(None, None, count, step))
+
+    def _append(self, entry: Entry) -> None:
+        """Add ``entry``, merged into the last one when that repeats the same step and has not
+        been answered for."""
         last = self._entries[-1] if self._entries else None
         if (last is not None and len(self._entries) > len(self._composed)
-                and last.setting == setting and last.mechanism == mechanism):
-            self._entries[-1] = replace(last, count=last.count + count)
+                and last.step is entry.step):
+            entry = replace(last, count=last.count + entry.count)
+            self._entries[-1] = entry
         else:
-            self._entries.append(Entry(setting, mechanism, count))
-        replace(template, count=self._entries[-1].count * template.count)   # checks the count
+            self._entries.append(entry)
+        replace(entry.step, count=entry.count * entry.step.count)   # checks the count
 
     @property
     def history(self) -> tuple[Entry, ...]:
@@ -83,14 +108,13 @@ class RunningAccountant:
     @property
     def steps(self) -> int:
         """Steps (epochs, for an epoch-level setting) recorded."""
-        return sum(entry.count for entry in self._entries)
+        return sum(entry.steps for entry in self._entries)
 
     def as_steps(self) -> list[Step]:
         """The recorded run as the steps :func:`~otbound.accounting.accountant.compose` takes:
         composing them gives this accountant's answers."""
         for entry in self._entries[len(self._composed):]:
-            template = self._template(entry.setting, entry.mechanism)
-            self._composed.append(replace(template, count=entry.count * template.count))
+            self._composed.append(replace(entry.step, count=entry.count * entry.step.count))
         return list(self._composed)
 
     def guarantee(self, *, delta: float | None = None,
@@ -134,11 +158,23 @@ class RunningAccountant:
             if known == setting and noise == mechanism:
                 return template
         template = subsampled_step(setting, mechanism, 1)
-        if self._templates and template.relation != self._templates[0][2].relation:
-            raise InvalidSpecification(
-                f"steps of {setting.summary()} are under another neighbouring relation than "
-                f"the steps recorded ({self._templates[0][0].summary()}): a run is accounted "
-                "under one relation", parameter="setting")
+        self._check_relation(template, setting.summary)
         self._templates.append((setting, mechanism, template))
         return template
 
+    def _check_relation(self, step: Step, summary) -> None:
+        """Refuse a step under another relation than the first one recorded."""
+        first = self._entries[0].step if self._entries else None
+        if first is not None and step.relation != first.relation:
+            named = (self._entries[0].setting.summary() if self._entries[0].setting is not None
+                     else str(first.setting))
+            raise InvalidSpecification(
+                f"steps of {summary()} are under another neighbouring relation than the steps "
+                f"recorded ({named}): a run is accounted under one relation",
+                parameter="setting")
+
+
+def _check_count(count) -> None:
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise InvalidSpecification(f"count must be a positive integer, got {show(count)}",
+                                   parameter="count")
