@@ -61,6 +61,7 @@ _EXPORTS = {
     "otbound.accounting.guarantees": ["account", "calibrate"],
     "otbound.accounting.calibrate": ["Calibration"],
     "otbound.accounting.case_plds": ["CasePLDs", "step_pld"],
+    "otbound.accounting.dp_events": ["DpEventAccountant", "OtboundStepEvent"],
     "otbound.verify.verification": ["VerifyReport", "verify_derivation"],
     "otbound.audit.claims": ["Claim", "Reference", "grid"],
     "otbound.audit.judge": ["run_audits"],
