@@ -23,11 +23,12 @@ MARGIN = 1e-8
 """Relative slack below dp_accounting's optimistic value: otbound's grid is the same, but its
 connect-the-dots pmf is built from its own profile evaluations (1e-6 relative tolerance,
 rounded up) and the optimistic pmf rounds down; below this is a real disagreement."""
-BELOW = 2e-6
-"""otbound evaluates each step's profile to 1e-6 relative (``pld.TOLERANCE``), rounds it up by
-that error and adds its rounding margins (1e-9 relative, ``pld.ROUNDING_RELATIVE``), which
-dp_accounting does not: so otbound's ε at δ is compared with dp_accounting's pessimistic ε at
-``δ (1 − BELOW)``. A looser bound than that is a real difference."""
+BELOW = 1e-7
+"""otbound raises every step's profile by its rounding margin (1e-9 relative,
+``pld.ROUNDING_RELATIVE``) and rounds its evaluations up by their error, which dp_accounting does
+not: so otbound's ε at δ is compared with dp_accounting's pessimistic ε at ``δ (1 − BELOW)``
+(measured: otbound's ε is at most 9e-11 relative above dp_accounting's at δ itself). A looser
+bound than that is a real difference."""
 
 
 def optimistic(event, relation: R):
