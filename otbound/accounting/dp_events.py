@@ -41,6 +41,7 @@ from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 
 from otbound.accounting.running import RunningAccountant
+from otbound.accounting.shift_composition import composed_shift
 from otbound.accounting.steps import Step, subsampled_step
 from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, Neighbouring
 from otbound.errors import InternalError, InvalidSpecification, OtboundError
@@ -203,8 +204,8 @@ class DpEventAccountant(PrivacyAccountant):
                      shifts: bool = False) -> list[_Use | None]:
         """One step of ``setting`` (a non-private part where ``mechanism`` is ``None``), read
         from ``event`` and put under the accountant's relation; ``names`` are its cases' names
-        in the order that relation's cases take; ``shifts``: its cases must be single shifted
-        Gaussians (checked)."""
+        in the order that relation's cases take; ``shifts``: each of its cases must be one shift
+        of a rotation-invariant noise (checked, :func:`.shift_composition.composed_shift`)."""
         if mechanism is None:
             return [None]
         key = self._relation_key()
@@ -213,7 +214,7 @@ class DpEventAccountant(PrivacyAccountant):
             step = subsampled_step(as_setting(setting), mechanism, 1)
             if names is not None:
                 _check_case_names(as_setting(setting), names)
-            if shifts and not all(_is_shift(case) for case in step.cases):
+            if shifts and composed_shift([step]) is None:
                 raise InternalError(f"the steps of {setting.summary()} are not one shifted "
                                     "Gaussian per case: repeated steps cannot be one")
             return replace(step, relation=key)
@@ -244,15 +245,6 @@ class DpEventAccountant(PrivacyAccountant):
         if self.group != 1:
             raise _Refused(event, f"{what} is read for one record only (group = 1), got "
                                   f"group = {self.group}")
-
-
-def _is_shift(case) -> bool:
-    """Whether ``case`` is one pair of single Gaussians (a shift)."""
-    if len(case) != 1 or len(case[0][1]) != 1:
-        return False
-    pair = case[0][1][0]
-    return (isinstance(pair, MixturePair) and pair.family is GAUSSIAN
-            and pair.p_means.size == 1 and pair.q_means.size == 1)
 
 
 def _repetitions(event: dp_event.SelfComposedDpEvent) -> int:
