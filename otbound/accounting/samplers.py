@@ -140,12 +140,11 @@ class TorchLoader:
             return self._shuffled()
         warnings.warn(
             f"the loader {'shuffles' if self.shuffle else 'keeps a fixed order'}: every record "
-            f"is in exactly one batch of each epoch, not sampled {assumed.value}, so the "
-            f"{assumed.value} account's ε is not a bound for it (Chua et al. 2024 show code "
-            "that shuffles can be far less private than Poisson accounting claims). Sound "
-            "options: TorchLoader.plan() (the mechanism once per epoch), or a loader that "
-            "samples as assumed (Opacus's poisson_sampling=True, jax_privacy's "
-            "BallsInBinsSampling)", SamplerMismatchWarning, stacklevel=2)
+            f"is in at most one batch of each epoch, so the {assumed.value} account's ε is "
+            "not a bound for it (Chua et al. 2024: code that shuffles can be far less private "
+            "than Poisson accounting claims). Sound options: TorchLoader.plan() (the mechanism "
+            "once per epoch), or a loader that samples as assumed (for Poisson, Opacus's "
+            "poisson_sampling=True)", SamplerMismatchWarning, stacklevel=2)
         if assumed is Sampler.POISSON:
             return SamplerPlan(_poisson(1 / self.steps_per_epoch, Neighbouring.ADD_REMOVE),
                                self.epochs * self.steps_per_epoch,
@@ -354,8 +353,13 @@ class JaxBMinSepSampling:
     def __post_init__(self) -> None:
         _count("min_sep", self.min_sep)
         _flag("warm_start", self.warm_start)
-        JaxCyclicPoissonSampling(self.sampling_prob, self.iterations,
-                                 self.truncated_batch_size, dataset_size=self.dataset_size)
+        self._unseparated()     # checks the Poisson parameters
+
+    def _unseparated(self) -> JaxCyclicPoissonSampling:
+        """The same Poisson sampling without the separation."""
+        return JaxCyclicPoissonSampling(self.sampling_prob, self.iterations,
+                                        self.truncated_batch_size,
+                                        dataset_size=self.dataset_size)
 
     def plan(self) -> SamplerPlan:
         """``min_sep = 1`` is Poisson sampling; a larger separation is refused."""
@@ -367,9 +371,7 @@ class JaxBMinSepSampling:
                 "it only by Monte Carlo. Sound options: JaxCyclicPoissonSampling with "
                 "cycle_length=min_sep, or, at sampling_prob=1 with warm_start, its equivalent "
                 "JaxBallsInBinsSampling(iterations, cycle_length=min_sep)")
-        return JaxCyclicPoissonSampling(self.sampling_prob, self.iterations,
-                                        self.truncated_batch_size,
-                                        dataset_size=self.dataset_size).plan()
+        return self._unseparated().plan()
 
 
 @dataclass(frozen=True)
