@@ -21,10 +21,10 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field
-from enum import Enum
 
 from otbound.accounting.pld import check_discretisation
 from otbound.accounting.running import RunningAccountant
+from otbound.accounting.samplers import Sampler
 from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, SchemeKind
 from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
 from otbound.numerics.epoch_settings import BallsInBins, ShuffledBatches
@@ -46,19 +46,6 @@ budget): otbound's accountant has no such option, so they are refused, not ignor
 RATE_TOLERANCE = 1e-9
 """How far ``sample_rate × steps_per_epoch`` may be from 1 under an epoch sampler (Opacus's
 ``1/len(data_loader)`` in floating point)."""
-
-
-class Sampler(Enum):
-    """How the data loader draws its batches."""
-
-    POISSON = "poisson"
-    """Opacus's ``DPDataLoader`` (``poisson_sampling=True``, the default): each record in each
-    batch independently with probability ``sample_rate``."""
-    BALLS_IN_BINS = "balls-in-bins"
-    """Each record in one uniformly random step of each epoch of ``⌈N/b⌉`` steps."""
-    SHUFFLED = "shuffled"
-    """A random permutation cut into ``⌈N/b⌉`` batches each epoch (``poisson_sampling=False``
-    with ``DataLoader(shuffle=True)``); bounded without amplification."""
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from otbound.errors import InvalidSpecification
+from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.epoch_settings import check_epochs
 from otbound.numerics.ratio_sums import cells_between, repeated_by
 from otbound.numerics.rounding import EPS
@@ -100,6 +100,11 @@ def shuffled_lower_bound(setting, sigma: float, epochs: int, *,
     if (delta is None) == (epsilon is None):
         raise InvalidSpecification("give delta or epsilon", parameter="delta")
     check_epochs(epochs)
+    if setting.origin.get("dropped_records"):
+        raise UnsupportedOperation(
+            f"the loader leaves {setting.origin['dropped_records']} records out of each epoch "
+            "(drop_last): Chua et al.'s pair assumes every record is in a batch, so its lower "
+            "bound is not one of this loader (the upper bound still holds)")
     profile = _composed_profile(setting.steps_per_epoch, sigma, epochs)
     if epsilon is not None:
         return LowerBound(epsilon, float(profile(np.array([epsilon]))[0]), epochs,
