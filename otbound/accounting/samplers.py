@@ -29,6 +29,7 @@ from otbound.numerics.epoch_settings import BallsInBins, RandomAllocation, Shuff
 from otbound.numerics.limits import show
 from otbound.numerics.settings import Subsampling
 
+
 class Sampler(Enum):
     """How a loader draws its batches, as an accountant is asked to assume it."""
 
