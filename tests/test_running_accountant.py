@@ -116,3 +116,21 @@ def test_a_kept_fold_is_extended_only_where_the_steps_extend_it():
     assert seen == steps                          # the third step only was added
     other = [steps[0], steps[2]]
     assert prefixes.fold("k", other, one, list.__add__) == [1.0, 3.0]   # not a prefix: anew
+
+
+def test_the_true_positive_rate_bound_is_above_the_exact_gaussian_trade_off_and_close():
+    """One Gaussian mechanism (σ = 2: μ = 0.5-GDP) has the exact trade-off curve
+    TPR(α) = Φ(μ − Φ⁻¹(1 − α)) (Dong, Roth & Su 2022); the bound read from the run's δ(ε) is
+    above it (sound) and within a few per cent (not vacuous)."""
+    from scipy.stats import norm
+
+    run = otbound.RunningAccountant(accountant="pld")
+    run.step(otbound.Subsampling("poisson", rate=1.0), otbound.gaussian(2.0))
+    for alpha in (1e-4, 1e-2, 0.1, 0.5):
+        exact = norm.cdf(0.5 - norm.ppf(1 - alpha))
+        bound = run.true_positive_rate(alpha)
+        assert exact <= bound <= exact * 1.05 + 1e-4, (alpha, exact, bound)
+    assert run.true_positive_rate(0.0) <= run.delta(0.0) + 1e-15
+    assert run.true_positive_rate(1.0) == 1.0
+    with pytest.raises(InvalidSpecification, match="false_positive_rate must be in"):
+        run.true_positive_rate(1.5)

@@ -10,7 +10,11 @@ steps of one setting and mechanism between two questions are one repeated step.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+
+import numpy as np
 
 from otbound.accounting.accountant import Guarantee, check_target, compose
 from otbound.accounting.prefixes import Prefixes
@@ -20,6 +24,12 @@ from otbound.errors import InvalidSpecification, as_choice
 from otbound.numerics.derived import as_setting
 from otbound.numerics.limits import show
 from otbound.numerics.mechanisms import Mechanism, describe
+
+
+TPR_EPSILONS = tuple(float(e) for e in (0.0, *np.geomspace(1e-3, 40.0, 48)))
+"""The ε at which :meth:`RunningAccountant.true_positive_rate` reads the run's δ(ε)."""
+ROUNDING = 1e-12
+"""Relative margin for the few floating-point operations of the trade-off bound."""
 
 
 @dataclass(frozen=True)
@@ -140,6 +150,26 @@ class RunningAccountant:
     def delta(self, epsilon: float) -> float:
         """δ of the run so far at ``epsilon``."""
         return self.guarantee(epsilon=epsilon).delta
+
+    def true_positive_rate(self, false_positive_rate: float,
+                           epsilons: Sequence[float] = TPR_EPSILONS) -> float:
+        """An upper bound on the true-positive rate of any membership test (any test telling
+        the two datasets of a pair apart) at ``false_positive_rate`` α, from the run's
+        ``(ε, δ(ε))`` at each of ``epsilons``: every one bounds the trade-off curve,
+        ``TPR ≤ min(δ + e^ε α, 1 − e^{−ε}(1 − δ − α))`` (Kairouz et al. 2015; the trade-off
+        f_{ε,δ} of Dong, Roth & Su 2022), so the least over them is a bound; rounded up."""
+        alpha = float(false_positive_rate)
+        if not 0 <= alpha <= 1:
+            raise InvalidSpecification(f"false_positive_rate must be in [0, 1], got "
+                                       f"{show(false_positive_rate)}",
+                                       parameter="false_positive_rate")
+        found = 1.0
+        for epsilon in epsilons:
+            delta = self.delta(float(epsilon))
+            above = (delta + math.exp(epsilon) * alpha) * (1 + ROUNDING)
+            below = 1 - math.exp(-epsilon) * max(1 - delta - alpha, 0.0) * (1 - ROUNDING)
+            found = min(found, above, below)
+        return max(found, alpha)    # a test's TPR can always reach its FPR: never below it
 
     def to_json(self, *, delta: float | None = None, epsilon: float | None = None) -> dict:
         """The history (settings, mechanisms, counts) and, at ``delta`` or ``epsilon``, the
