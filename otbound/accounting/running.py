@@ -28,7 +28,7 @@ from otbound.numerics.mechanisms import Mechanism, describe
 
 TPR_EPSILONS = tuple(float(e) for e in (0.0, *np.geomspace(1e-3, 40.0, 48)))
 """The ε at which :meth:`RunningAccountant.true_positive_rate` reads the run's δ(ε)."""
-ROUNDING = 1e-12
+TRADE_OFF_ROUNDING = 1e-12
 """Relative margin for the few floating-point operations of the trade-off bound."""
 
 
@@ -166,8 +166,8 @@ class RunningAccountant:
         found = 1.0
         for epsilon in epsilons:
             delta = self.delta(float(epsilon))
-            above = (delta + math.exp(epsilon) * alpha) * (1 + ROUNDING)
-            below = 1 - math.exp(-epsilon) * max(1 - delta - alpha, 0.0) * (1 - ROUNDING)
+            above = (delta + math.exp(epsilon) * alpha) * (1 + TRADE_OFF_ROUNDING)
+            below = 1 - math.exp(-epsilon) * max(1 - delta - alpha, 0.0) * (1 - TRADE_OFF_ROUNDING)
             found = min(found, above, below)
         return max(found, alpha)    # a test's TPR can always reach its FPR: never below it
 
