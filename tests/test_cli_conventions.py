@@ -109,6 +109,16 @@ def test_calibrate_refuses_the_noise_it_solves_for(capsys, solve_for):
     assert f"--noise-multiplier is solved for (--solve-for {solve_for}): leave it out" in err
 
 
+def test_calibrating_the_epochs_of_an_epoch_scheme_names_the_epochs_given(capsys):
+    """An epoch-level scheme's --epochs are its steps: solving for them, the flag to leave out
+    is the one given (it said --steps)."""
+    err = _refused(capsys, "calibrate", "--scheme", "balls-in-bins", "--batch-size", "100",
+                   "--dataset-size", "1000", "--epochs", "2", "--mechanism", "gaussian",
+                   "--sigma", "1", "--solve-for", "steps", "--target-epsilon", "2",
+                   "--delta", "1e-5")
+    assert "--epochs is solved for (--solve-for steps): leave it out" in err
+
+
 # --- --epochs of per-step schemes ---------------------------------------------------------------
 
 @pytest.mark.parametrize("setting, epochs, steps, per_epoch, rounded", [

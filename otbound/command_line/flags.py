@@ -335,7 +335,9 @@ def _check_calibration(args: argparse.Namespace) -> str:
                          "--target-delta D with --epsilon E")
     for flag in (solved, _ALIASES.get(solved)):
         if flag is not None and getattr(args, flag) is not None:
-            raise UsageError(f"--{flag.replace('_', '-')} is solved for (--solve-for "
+            given = ("epochs" if flag == "steps" and getattr(args, "epochs", None) is not None
+                     else flag)   # an epoch-level scheme's --epochs are its steps
+            raise UsageError(f"--{given.replace('_', '-')} is solved for (--solve-for "
                              f"{args.solve_for}): leave it out")
     if solved in NOISE and args.mechanism != NOISE[solved]:
         raise UsageError(f"--solve-for {args.solve_for} needs --mechanism {NOISE[solved]}, "
