@@ -7,7 +7,6 @@ are kept apart the same way, one PLD per case and its reverse (``CasePLDs``): me
 2 at that setting gave 1.284 where ``compose`` gives 1.082.
 """
 
-import numpy as np
 import pytest
 from dp_accounting.pld import privacy_loss_distribution as peer_pld
 

@@ -16,7 +16,6 @@ a loader that shuffles is not a bound for it (Chua et al. 2024; Opacus issues #8
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass, replace
 from enum import Enum
