@@ -6,7 +6,7 @@ Rows — Gaussian noise σ, ``k`` of ``t`` steps per record, δ = 1e-6, one epoc
 (the larger ε of removal and insertion) — for σ ∈ {0.5, 1, 2} and ``(k, t)`` ∈ {(1, 10),
 (10, 100), (5, 1000)}; then the practitioner's run: ten epochs of balls-in-bins at N = 60000,
 b = 256 (235 steps per epoch), σ = 1, δ = 1e-5, and ``calibrate --solve-for sigma`` there
-(ε = 1 at δ = 1e-5).
+(ε = 1 at δ = 1e-5); last, both settings again in ball arithmetic (``--certified``).
 
 * otbound: ``otbound.account(otbound.RandomAllocation(t, k), otbound.gaussian(σ), E, delta=δ)``;
   its ``epsilon`` is the upper end (every true ε is at most it) and ``details["epsilon_lower"]``
@@ -107,6 +107,26 @@ def main() -> None:
         otbound.BallsInBins(p["batch_size"], p["dataset_size"]), otbound.gaussian(1.0),
         p["epochs"], solve_for="sigma", target_epsilon=1.0, delta=p["delta"]))
     print(f"calibrate sigma for ε = 1 there: σ = {found.value:.6g} in {seconds:.2f} s")
+    certified_rows(args.runs, steps)
+
+
+def certified_rows(runs: int, steps: int) -> None:
+    """Both ends in ball arithmetic (``account --certified``) at the practitioner's run and the
+    PR #414 row, beside the fast path's bracket."""
+    from otbound.numerics.certified import certified_mode
+
+    p = PRACTITIONER
+    print("\n| certified: setting | fast lower | fast upper | certified lower | "
+          "certified upper | certified s |")
+    print("|---|---|---|---|---|---|")
+    for label, call in (
+            (PRACTITIONER_ROW, lambda: ours(steps, 1, p["sigma"], p["epochs"], p["delta"])),
+            (f"σ = 2, k = 10 of t = 100, δ = {DELTA:g}", lambda: ours(100, 10, 2.0, 1, DELTA))):
+        fast_upper, fast_lower = call()
+        with certified_mode():
+            (upper, lower), seconds = best_of(runs, call)
+        print(f"| {label} | {fast_lower:.5f} | {fast_upper:.5f} | {lower:.5f} | {upper:.5f} | "
+              f"{seconds:.2f} |")
 
 
 if __name__ == "__main__":

@@ -18,12 +18,14 @@ from typing import Callable
 from otbound.accounting import calibrate as search
 from otbound.accounting import pld
 from otbound.accounting.accountant import Guarantee, best_guarantee, check_target, compose
+from otbound.accounting.certified_epochs import certified_epochs
 from otbound.accounting.posthoc import posthoc_guarantee
 from otbound.accounting.profiles import profile_guarantee
 from otbound.accounting.steps import alternative_steps, subsampled_step
 from otbound.accounting.substitution import chained
 from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc
 from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation, as_choice
+from otbound.numerics.certified import certifying
 from otbound.numerics.derived import as_setting
 from otbound.numerics.epoch_settings import check_epochs
 from otbound.numerics.families import FAMILIES
@@ -93,6 +95,12 @@ def _epochs(setting, mechanism: Mechanism, epochs: int, method: Method, posthoc:
     if method is Method.AGNOSTIC:
         raise UnsupportedOperation(f"{setting.summary()} is bounded by its derived worst case "
                                    "(method='tight'; 'posthoc' for a group)")
+    if certifying():
+        if method is not Method.TIGHT:
+            raise UnsupportedOperation("certified epoch-level accounting uses the derived worst "
+                                       "case (method='tight')")
+        return certified_epochs(setting, mechanism, epochs, accountant, options,
+                                LOWER_END["pair"])
     routes = {}
     if method is Method.TIGHT:
         name = "tight" if setting.group == 1 else "noise split among the group's records"

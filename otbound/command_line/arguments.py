@@ -248,7 +248,9 @@ def _add_account(commands) -> None:
     command.add_argument("--json", action="store_true", help="print one JSON object")
     command.add_argument("--certified", action="store_true",
                          help="each step's RDP curve from certified enclosures of its dominating "
-                              "pairs (python-flint; --accountant rdp, --method tight or posthoc)")
+                              "pairs (python-flint; --accountant rdp, --method tight or posthoc); "
+                              "on random allocation and balls-in-bins, both ends of the epochs' "
+                              "PLD bracket in ball arithmetic (--accountant pld or best)")
     _add_plot(command, "ε at --delta (or δ at --epsilon) over the number of steps, on a log "
                        "grid up to --steps, one line per accountant")
     _add_progress(command)

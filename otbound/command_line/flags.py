@@ -422,10 +422,16 @@ def check_account(args: argparse.Namespace) -> None:
     epochs_as_steps(args)
     if args.plot and args.method != Method.TIGHT.value:
         raise UsageError("account --plot draws --method tight only; drop --plot or --method")
-    if args.certified and (args.accountant != Accountant.RDP.value
-                           or args.method == Method.AGNOSTIC.value):
+    if args.certified and args.scheme in ("random-allocation", "balls-in-bins"):
+        if args.accountant == Accountant.RDP.value or args.method != Method.TIGHT.value:
+            raise UsageError(f"account --certified on --scheme {args.scheme} needs --accountant "
+                             "pld or best and --method tight (both ends of the epoch's bracket "
+                             "in ball arithmetic)")
+    elif args.certified and (args.accountant != Accountant.RDP.value
+                             or args.method == Method.AGNOSTIC.value):
         raise UsageError("account --certified needs --accountant rdp and --method tight or "
-                         "posthoc (certified enclosures of the steps' dominating pairs)")
+                         "posthoc (certified enclosures of the steps' dominating pairs); on "
+                         "--scheme random-allocation or balls-in-bins, --accountant pld")
 
 
 def calibration_inputs(args: argparse.Namespace) -> tuple[str, int, tuple]:

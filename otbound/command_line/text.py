@@ -147,13 +147,15 @@ def account_text(args: argparse.Namespace, guarantee, setting: dict, lower=None)
     how = ", ".join(f"{k} {v}" for k, v in details.items()
                     if k not in ("compared", "at_floor", "method", "posthoc", "bound_used",
                                  "steps_per_epoch", "epochs", "epsilon_lower", "delta_lower",
-                                 "lower_end", "substitution")
+                                 "lower_end", "substitution", "certified_bracket")
                     and not (epoch and k == "bound"))
     lines = [f"({epsilon}, {delta})-DP after {composed_text(guarantee)} — "
              f"{method_text(guarantee)}accountant {guarantee.accountant.value}"
              + (f" ({how})" if how else ""), *epochs_text(args)]
     if epoch:
         lines.append(f"  each epoch: {details.get('bound')}")
+    if "certified_bracket" in details:
+        lines.append(f"  certified: {details['certified_bracket']}")
     if "epsilon_lower" in details:
         lines.append(f"  lower end: every valid ε at δ = {args.delta:g} is at least "
                      f"{lower_text_of(details['epsilon_lower'])} ({details['lower_end']})")

@@ -91,12 +91,16 @@ def grid_step(law: RatioLaw, size: int, discretisation: float) -> float:
     is finer (large noise: small losses, which the grid must resolve as well as large ones; the
     cost stays that of a grid of a few hundred points), as a whole multiple of
     ``discretisation`` (at least one)."""
+    wanted = min(GRID_STEP, math.sqrt(ratio_variance(law) / size) / 10)
+    return discretisation * max(1, round(wanted / discretisation))
+
+
+def ratio_variance(law: RatioLaw) -> float:
+    """``Var_Q L = E_Q[L²] − 1``, roughly (to choose grids, never to bound)."""
     low, high = law.reach(1e-12)
     grid = np.linspace(low, high, 2001)
     cells = law.cells(grid)
-    variance = max(float(cells.p @ np.exp(grid[1:])) - 1.0, 0.0)   # E_Q[L²] − 1, roughly
-    wanted = min(GRID_STEP, math.sqrt(variance / size) / 10)
-    return discretisation * max(1, round(wanted / discretisation))
+    return max(float(cells.p @ np.exp(grid[1:])) - 1.0, 0.0)
 
 
 def _grid(size: int, step: float) -> LogGrid:

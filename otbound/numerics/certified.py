@@ -90,7 +90,7 @@ def _precision(bits: int) -> Iterator[None]:
 
 # --- results as doubles ---------------------------------------------------------------------
 
-def _down(x) -> float:
+def double_below(x) -> float:
     """The largest double certainly at or below every point of the ball ``x``."""
     arb = _flint().arb
     value = float(x.lower())
@@ -118,12 +118,12 @@ def double_above(x) -> float:
 
 def _interval(low, high, floor: float = 0.0) -> tuple[float, float]:
     """``(lower, upper)`` doubles around the balls' hull; quantities ≥ ``floor`` are clamped."""
-    return max(_down(low), floor), max(double_above(high), floor)
+    return max(double_below(low), floor), max(double_above(high), floor)
 
 
 def _relative_width(low, high) -> float:
     hi = double_above(high)
-    lo = max(_down(low), 0.0)
+    lo = max(double_below(low), 0.0)
     if hi == 0:
         return 0.0
     return (hi - lo) / hi if math.isfinite(hi) else math.inf
@@ -187,7 +187,8 @@ def _finite_log_psi(pair: FinitePair, alpha: float) -> tuple[float, float]:
                     low, high = low + arb(q) * bottom, high + arb(q) * top
             low, high = low.log1p(), high.log1p()
             if bits >= MAX_PRECISION or _relative_width(low, high) < 2.0 ** -TARGET_BITS \
-                    or double_above(high) - max(_down(low), 0) <= 1e-3 * _spread(pair, alpha):
+                    or (double_above(high) - max(double_below(low), 0)
+                        <= 1e-3 * _spread(pair, alpha)):
                 return _interval(low, high)
         bits *= 2
 

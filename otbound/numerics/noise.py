@@ -112,6 +112,13 @@ class NoiseFamily(ABC):
         for a family that has none."""
         return None
 
+    def shift_ratio_survival_ball(self, log_ratio, scale):
+        """``(Q(log L > t), P(log L > t))`` as balls, for the likelihood ratio ``L`` of ``P =
+        D(1; s)`` against ``Q = D(0; s)`` (the pair of :meth:`shift_ratio_law`) at a ball ``t``:
+        what certified epoch accounting takes its cells from; ``None`` for a family that has
+        none."""
+        return None
+
     # --- high precision (mpmath) and ball arithmetic (python-flint) --------------------------
 
     @abstractmethod

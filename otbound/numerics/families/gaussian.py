@@ -80,6 +80,14 @@ class Gaussian(NoiseFamily):
 
         return gaussian_law(scale)
 
+    def shift_ratio_survival_ball(self, log_ratio, scale):
+        """``log L = (z − ½)/s²``: ``log L > t`` is ``z > s²t + ½``."""
+        from flint import arb
+
+        edge = log_ratio * scale * scale + arb(1) / 2
+        root = scale * arb(2).sqrt()
+        return (edge / root).erfc() / 2, ((edge - 1) / root).erfc() / 2
+
     def norm_ball(self, scale):
         from flint import arb
 

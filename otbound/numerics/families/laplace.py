@@ -62,6 +62,27 @@ class Laplace(NoiseFamily):
 
         return laplace_law(scale)
 
+    def shift_ratio_survival_ball(self, log_ratio, scale):
+        """``log L = (|z| − |z − 1|)/b``: ``−1/b`` for ``z ≤ 0``, ``1/b`` for ``z ≥ 1``, and
+        ``log L > t`` is ``z > u = (bt + 1)/2`` in between (so both are 1 for ``u < 0`` and 0
+        for ``u ≥ 1``); a ball ``t`` on either side of ``±1/b`` gets the union of the values."""
+        from flint import arb
+
+        u = (log_ratio * scale + 1) / 2
+        if u >= 1:
+            return arb(0), arb(0)
+        if u < 0:
+            return arb(1), arb(1)
+        found = [((-u / scale).exp() / 2, 1 - ((u - 1) / scale).exp() / 2)]
+        if not u < 1:
+            found.append((arb(0), arb(0)))
+        if not u >= 0:
+            found.append((arb(1), arb(1)))
+        q, p = found[0]
+        for other_q, other_p in found[1:]:
+            q, p = q.union(other_q), p.union(other_p)
+        return q, p
+
     def norm_ball(self, scale):
         return 1 / (2 * scale)
 
