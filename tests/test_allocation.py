@@ -422,6 +422,33 @@ def test_a_group_under_random_allocation_is_bounded_above_a_simulation_and_enume
         assert exact <= bound
 
 
+def test_a_group_of_8_is_bounded_above_a_simulation():
+    """K = 8 records, each in its own uniform step of T = 3 (Gaussian, σ = 2): an independent
+    Monte Carlo of the real sampler (the likelihood ratio over the 45 count vectors of the
+    group, with their multinomial weights) lies below the group bound at ε = 1 and 3."""
+    steps, records, sigma, samples = 3, 8, 2.0, 200_000
+    rng = np.random.default_rng(13)
+    counts = np.stack([np.bincount(row, minlength=steps)
+                       for row in rng.integers(0, steps, (samples, records))])
+    outputs = counts + sigma * rng.standard_normal((samples, steps))
+    vectors = np.array([(a, b, records - a - b) for a in range(records + 1)
+                        for b in range(records + 1 - a)], dtype=float)
+    log_weights = np.array([math.lgamma(records + 1) - sum(math.lgamma(c + 1) for c in v)
+                            for v in vectors]) - records * math.log(steps)
+
+    def log_ratio(y):
+        terms = (y @ vectors.T - 0.5 * (vectors ** 2).sum(axis=1)) / sigma ** 2 + log_weights
+        top = terms.max(axis=1, keepdims=True)
+        return (top + np.log(np.exp(terms - top).sum(axis=1, keepdims=True)))[:, 0]
+
+    for eps in (1.0, 3.0):
+        mean, error = _simulated_delta(log_ratio, outputs, eps)
+        group = otbound.account(otbound.RandomAllocation(steps, group=records),
+                                otbound.gaussian(sigma), 1, epsilon=eps)
+        assert mean > 10 * error   # the simulation sees δ, so the comparison can fail
+        assert mean - 5 * error <= group.delta
+
+
 def test_a_group_of_32_is_bounded_with_its_guarantee_named():
     """Issue 42: K = 32 records per user, one epoch (N = 60000, b = 256, σ = 1): a number with
     its guarantee named (the noise split: post-hoc group privacy gives none at this K). Its time
