@@ -12,7 +12,8 @@ import otbound
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.allocation import Allocation, EpochPair, pmf_delta
 from otbound.numerics.certified import certified_mode
-from otbound.numerics.certified_allocation import LossMeasure, certified_bracket, lattice
+from otbound.numerics.certified_allocation import certified_bracket, lattice
+from otbound.numerics.loss_measures import LossMeasure
 from otbound.numerics.ratio_laws import ratio_law
 from tests.cli_runs import run_cli
 from tests.test_allocation import reference_remove

@@ -33,19 +33,16 @@ from a finite pair's own probabilities.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 from dataclasses import dataclass
-from typing import Iterator
 
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.allocation import Allocation, EpochPair, ratio_variance
-from otbound.numerics.certified import double_above, double_below
+from otbound.numerics.loss_measures import (LossMeasure, ball_end, loss_index, measure_of,
+                                            working_precision)
 from otbound.numerics.pairs import FinitePair
 
-WORKING_BITS = 96
-"""Working precision (bits) of every ball."""
 LATTICE_TAIL = 1e-12
 """Mass of ``L`` beyond the lattice's end under ``P₁`` or ``Q`` (its moment goes to infinite
 loss: at most about this much δ per epoch)."""
@@ -59,160 +56,6 @@ STATISTIC_LATTICE = 1e-3
 SERIES_SPREAD = 12
 """The power series keep the points up to ``M`` plus the sum's mean plus this many of its
 standard deviations (the rest is spread to infinity or dropped)."""
-MEASURE_TAIL = 1e-30
-"""Mass of a measure lifted from its lowest losses (upper end) or dropped there (lower end)."""
-
-
-@contextlib.contextmanager
-def _working() -> Iterator[object]:
-    import flint
-
-    saved = flint.ctx.prec, flint.ctx.cap
-    flint.ctx.prec = WORKING_BITS
-    try:
-        yield flint
-    finally:
-        flint.ctx.prec, flint.ctx.cap = saved
-
-
-@dataclass(frozen=True)
-class LossMeasure:
-    """Masses of ``P`` at the privacy losses ``i·Δ`` (``i = low, low + 1, …``) and at ``+∞``,
-    each an exact arb bounding the true mass from above (``upper``) or below."""
-
-    discretisation: float
-    low: int
-    masses: tuple
-    infinity: object
-    upper: bool
-
-    @staticmethod
-    def of(masses: list, low: int, infinity, discretisation: float,
-           upper: bool) -> "LossMeasure":
-        """Balls' ends taken the measure's way and both ends cut, at most :data:`MEASURE_TAIL` of mass
-        each: the lowest losses lifted to the first loss kept and the highest moved to infinity
-        (upper), or both dropped (lower)."""
-        from flint import arb
-
-        ends = [_end(x, upper) for x in masses]
-        first, last = _tail_count(ends), len(ends) - _tail_count(ends[::-1])
-        if first >= last:
-            first, last = 0, len(ends)
-        if upper:
-            ends[first] = _end(sum(ends[:first + 1], arb(0)), True)
-            infinity = infinity + sum(ends[last:], arb(0))
-        return LossMeasure(discretisation, low + first, tuple(ends[first:last]),
-                           _end(infinity, upper), upper)
-
-    def compose(self, other: "LossMeasure") -> "LossMeasure":
-        """The measure of the two pairs composed: masses convolved, losses added; the mass at
-        infinity ``(F + ι)(F' + ι') − F F'`` with ``F`` the finite masses' totals."""
-        from flint import arb, arb_poly
-
-        with _working():
-            product = (arb_poly(list(self.masses)) * arb_poly(list(other.masses))).coeffs()
-            finite, other_finite = sum(self.masses, arb(0)), sum(other.masses, arb(0))
-            infinity = ((finite + self.infinity) * (other_finite + other.infinity)
-                        - finite * other_finite)
-            return LossMeasure.of(product, self.low + other.low, infinity,
-                                  self.discretisation, self.upper)
-
-    def power(self, count: int) -> "LossMeasure":
-        """``count`` copies composed (by doubling)."""
-        found, square = None, self
-        while count:
-            if count & 1:
-                found = square if found is None else found.compose(square)
-            count >>= 1
-            if count:
-                square = square.compose(square)
-        return found
-
-    def delta(self, epsilon: float) -> float:
-        """``δ(ε) = Σ_{iΔ > ε} m_i (1 − e^{ε − iΔ}) + m_∞``, rounded up for an upper measure,
-        down for a lower one (a term whose sign the balls leave open counts in the upper's
-        sum only, at its upper end)."""
-        from flint import arb
-
-        with _working():
-            found, step, at = self.infinity, arb(self.discretisation), arb(epsilon)
-            for i, mass in enumerate(self.masses):
-                gap = (self.low + i) * step - at
-                if gap > 0 or (self.upper and not gap <= 0):
-                    term = mass * -(-gap).expm1()
-                    found += _end(term, True) if self.upper else term
-            return _double(found, self.upper)
-
-    def epsilon(self, delta: float) -> float:
-        """The smallest ε whose δ is at most ``delta`` (upper: rounded up; ``inf`` where the
-        mass at infinity is not below ``delta``), or the ε below which δ exceeds ``delta``
-        (lower: rounded down); at least 0."""
-        from flint import arb
-
-        with _working():
-            if self.upper and not self.infinity < delta:
-                return math.inf
-            step, target, size = arb(self.discretisation), arb(delta), len(self.masses)
-            # suffix sums A_i = Σ_{i' ≥ i} m_i' and W_i = Σ_{i' ≥ i} m_i' e^{−i'Δ}: for ε in
-            # ((low + i − 1)Δ, (low + i)Δ], δ(ε) = A_i − e^{ε − lowΔ} W_i + m_∞
-            totals, weighted = [arb(0)] * (size + 1), [arb(0)] * (size + 1)
-            factor, grow = (-step).exp() ** (size - 1), step.exp()
-            for i in range(size - 1, -1, -1):
-                totals[i] = totals[i + 1] + self.masses[i]
-                weighted[i] = weighted[i + 1] + self.masses[i] * factor
-                factor *= grow
-            base = self.low * step
-
-            def at_most(i: int) -> bool:
-                """δ at ε = (low + i)Δ is at most the target: certainly (upper), or possibly
-                (lower)."""
-                value = totals[i + 1] - (i * step).exp() * weighted[i + 1] + self.infinity
-                return bool(value <= target) if self.upper else not value > target
-
-            first, last = -1, size - 1   # δ above the target at ``first`` (or none), not at last
-            if not at_most(last):
-                return math.inf if self.upper else max(double_below(base + last * step), 0.0)
-            while last - first > 1:
-                middle = (first + last) // 2
-                first, last = (first, middle) if at_most(middle) else (middle, last)
-            # on ((low + last − 1)Δ, (low + last)Δ]: δ = A_last − e^{ε − lowΔ} W_last + m_∞
-            excess = totals[last] + self.infinity - target
-            solved = base + (excess / weighted[last]).log() if excess > 0 else None
-            if self.upper:
-                top = base + last * step
-                found = double_above(solved) if solved is not None and solved < top \
-                    else double_above(top)
-            elif solved is not None:   # the crossing; past ``first``, where δ was above
-                found = double_below(solved)
-                if last > 0:
-                    found = max(found, double_below(base + (last - 1) * step))
-            else:
-                found = double_below(base + (last - 1) * step) if last > 0 else 0.0
-            return max(found, 0.0)
-
-
-def _tail_count(masses: list) -> int:
-    """How many of the first masses hold at most :data:`MEASURE_TAIL` together."""
-    count, total = 0, 0.0
-    for mass in masses:
-        total += float(mass)
-        if total > MEASURE_TAIL:
-            break
-        count += 1
-    return count
-
-
-def _end(x, upper: bool):
-    """The ball's upper end, or its lower end at least 0."""
-    from flint import arb
-
-    return x.upper() if upper else max(x.lower(), arb(0))
-
-
-def _double(x, upper: bool) -> float:
-    return double_above(x) if upper else max(double_below(x), 0.0)
-
-
 # --- one step's likelihood ratio, in cells -------------------------------------------------
 
 def _survivals(pair, edges: list) -> list[tuple]:
@@ -302,7 +145,7 @@ def lattice(allocation: Allocation) -> Lattice:
             f"certified epoch accounting needs a lattice of {points} > {MAX_LATTICE} points "
             f"for one step's likelihood ratio (it reaches {top:.3g} at this noise); drop "
             "--certified for the fast path's bracket")
-    with _working():
+    with working_precision():
         edges = [(arb(j) * step).log() for j in range(1, points + 1)]
         return Lattice(step, points, _cells(law.pair, edges),
                        arb(1) - _positive_mass(law.pair))
@@ -316,16 +159,16 @@ def _spread(grid: Lattice) -> tuple[list, object]:
     h, q, p = arb(grid.step), list(grid.cells.q), grid.cells.p
     q[0] -= grid.zero   # the atom at 0 stays there; the rest of [0, h] is spread
     masses = [arb(0)] * (grid.points + 1)
-    masses[0] = _end(grid.zero, True)
+    masses[0] = ball_end(grid.zero, True)
     for j in range(grid.points):
-        cap = _end(q[j], True)
+        cap = ball_end(q[j], True)
         up = min(max((p[j] - j * h * q[j]) / h, arb(0)).upper(), cap)
         down = min(max(((j + 1) * h * q[j] - p[j]) / h, arb(0)).upper(), cap)
         masses[j] += down
         masses[j + 1] += up
     masses[-1] += q[-1]
-    carried = _end(p[-1] - grid.points * h * q[-1], True)
-    return [_end(m, True) for m in masses], carried
+    carried = ball_end(p[-1] - grid.points * h * q[-1], True)
+    return [ball_end(m, True) for m in masses], carried
 
 
 def _series_length(cells: list, count: int, extra: int) -> int:
@@ -350,26 +193,6 @@ def _power(coefficients: list, count: int, length: int, times: tuple = ()) -> li
         series *= flint.arb_series(times[0], prec=length) ** times[1]
     found = series.coeffs()
     return found + [flint.arb(0)] * (length - len(found))
-
-
-def _loss_index(loss, discretisation: float, up: bool) -> int:
-    """The grid index at or above (``up``) or at or below the ball ``loss``, certainly."""
-    from flint import arb
-
-    scaled = loss / arb(discretisation)
-    index = math.ceil(float(scaled.upper())) if up else math.floor(float(scaled.lower()))
-    while not (arb(index) >= scaled if up else arb(index) <= scaled):
-        index += 1 if up else -1
-    return index
-
-
-def _measure(pieces: dict, infinity, discretisation: float, upper: bool) -> LossMeasure:
-    """A :class:`LossMeasure` from ``{index: [masses]}``."""
-    from flint import arb
-
-    low, high = min(pieces), max(pieces)
-    masses = [sum(pieces.get(i, ()), arb(0)) for i in range(low, high + 1)]
-    return LossMeasure.of(masses, low, infinity, discretisation, upper)
 
 
 def upper_measure(pair: EpochPair, discretisation: float) -> LossMeasure:
@@ -404,7 +227,7 @@ def spread_law(epoch: Allocation, size: int) -> SpreadLaw:
     from flint import arb
 
     grid = lattice(epoch)
-    with _working():
+    with working_precision():
         one, carried = _spread(grid)
         length = _series_length(grid.cells.p, size, grid.points)
         law = _power(one, size, length)
@@ -424,7 +247,7 @@ def _block_upper(epoch: Allocation, size: int, direction: str,
     from flint import arb
 
     found = spread_law(epoch, size)
-    with _working():
+    with working_precision():
         h, m, top = arb(found.step), arb(size), len(found.law)
         points = list(enumerate(found.law))[1:] + [(top, found.above)]
         pieces: dict = {}
@@ -433,14 +256,14 @@ def _block_upper(epoch: Allocation, size: int, direction: str,
                                            arb(0)) * h / m
             for j, mass in points:
                 ratio = j * h / m
-                pieces.setdefault(_loss_index(ratio.log(), discretisation, True),
-                                  []).append(_end(mass * ratio, True))
+                pieces.setdefault(loss_index(ratio.log(), discretisation, True),
+                                  []).append(ball_end(mass * ratio, True))
         else:   # the insertion: Q-mass at loss log(m/s), S = 0 at infinity
             infinity = found.law[0]
             for j, mass in points:
-                pieces.setdefault(_loss_index(-(j * h / m).log(), discretisation, True),
-                                  []).append(_end(mass, True))
-        return _measure(pieces, infinity, discretisation, True)
+                pieces.setdefault(loss_index(-(j * h / m).log(), discretisation, True),
+                                  []).append(ball_end(mass, True))
+        return measure_of(pieces, infinity, discretisation, True)
 
 
 def lower_measure(pair: EpochPair, discretisation: float) -> LossMeasure:
@@ -450,14 +273,14 @@ def lower_measure(pair: EpochPair, discretisation: float) -> LossMeasure:
     under_p, under_q = statistic_balls(pair.epoch)
     if pair.direction == "add":
         under_p, under_q = under_q, under_p
-    with _working():
+    with working_precision():
         pieces: dict = {}
         for p, q in zip(under_p, under_q):
-            mass = _end(p, False)
+            mass = ball_end(p, False)
             if mass > 0 and q.upper() > 0:
-                pieces.setdefault(_loss_index((mass / q.upper()).log(), discretisation, False),
+                pieces.setdefault(loss_index((mass / q.upper()).log(), discretisation, False),
                                   []).append(mass)
-        return _measure(pieces, arb(0), discretisation, False)
+        return measure_of(pieces, arb(0), discretisation, False)
 
 
 @functools.lru_cache(maxsize=8)
@@ -466,7 +289,7 @@ def statistic_balls(epoch: Allocation) -> tuple[list, list]:
     ``a^T``, through one power ``a^{T−k}``."""
     steps, selected = epoch.steps, epoch.selected
     cells = lattice(epoch).cells if selected == 1 else _statistic_cells(epoch)
-    with _working():
+    with working_precision():
         length = _series_length(cells.p, steps, len(cells.q))
         rest = _power(cells.q, steps - selected, length)
         return (_power(cells.p, selected, length, (rest, 1)),
@@ -486,7 +309,7 @@ def _statistic_cells(epoch: Allocation) -> BallCells:
         raise UnsupportedOperation(
             f"certified epoch accounting needs a statistic of {count} > {MAX_LATTICE} cells "
             "at this noise; drop --certified for the fast path's bracket")
-    with _working():
+    with working_precision():
         step, ratio = arb(STATISTIC_LATTICE), arb(rho)
         edges = [((j * step).expm1() / ratio).log() for j in range(1, count + 1)]
         return _cells(epoch.law.pair, edges)
