@@ -3,7 +3,9 @@
 same run.
 
     python benchmarks/epoch_sampling.py            # prints the tables
-    python benchmarks/epoch_sampling.py --docs     # also writes docs/epoch_sampling.md and its plot
+    python benchmarks/epoch_sampling.py --docs     # also writes docs/epoch_sampling.md
+
+(its figure is ``otbound figures epoch-sampling-one-epoch``)
 
 Every column is ε at δ = 1e-5 after one epoch of ``T`` steps with Gaussian noise σ (sensitivity 1,
 insertion/removal or zeroing-out of one record), at the same expected batch size ``N/T``:
@@ -83,30 +85,6 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def plot(rows: list[dict], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(1, len(SIGMAS), figsize=(4 * len(SIGMAS), 3.4), sharey=True)
-    for axis, sigma in zip(axes, SIGMAS):
-        chosen = [row for row in rows if row["sigma"] == sigma]
-        steps = [row["steps"] for row in chosen]
-        for key, label, style in (("poisson", "Poisson (upper)", "o-"),
-                                  ("balls_in_bins", "balls-in-bins (upper)", "s-"),
-                                  ("shuffling_lower", "shuffling (lower)", "^--")):
-            axis.plot(steps, [row[key] for row in chosen], style, label=label)
-        axis.set_xscale("log")
-        axis.set_yscale("log")
-        axis.set_xlabel("steps per epoch T")
-        axis.set_title(f"σ = {sigma:g}")
-    axes[0].set_ylabel(f"ε at δ = {DELTA:g}, one epoch")
-    axes[0].legend(fontsize=8)
-    figure.tight_layout()
-    figure.savefig(path)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", action="store_true", help="write docs/epoch_sampling.md")
@@ -128,7 +106,6 @@ def main() -> None:
            f"{their_seconds:.1f} |")
     print(run)
     if args.docs:
-        plot(rows, DOCS / "epoch_sampling.svg")
         text = (DOCS / "epoch_sampling.md").read_text()
         start, end = "<!-- generated table -->", "<!-- end of generated table -->"
         head, rest = text.split(start)

@@ -220,3 +220,5 @@ def test_the_committed_audit_report_is_current(tmp_path):
     write_markdown(run_audits(bundled_claims()), target)
     committed = Path(__file__).resolve().parent.parent / "docs" / "audit.md"
     assert target.read_text() == committed.read_text()
+    assert ({p.name for p in (tmp_path / "audit").glob("*.svg")}
+            == {p.name for p in (committed.parent / "audit").glob("*.svg")})

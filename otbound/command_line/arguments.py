@@ -101,7 +101,7 @@ def _add_progress(command: argparse.ArgumentParser) -> None:
 
 
 def _add_figures(commands) -> None:
-    figures = commands.add_parser("figures", help="regenerate the seeds' main figures (PNG)")
+    figures = commands.add_parser("figures", help="regenerate the seeds' main figures and the docs' figures (PNG)")
     figures.add_argument("--out", default="docs/figures", metavar="DIR",
                          help="folder to write them to (default docs/figures)")
     figures.add_argument("--list", action="store_true", help="list the figures")
