@@ -73,6 +73,8 @@ _EXPORTS = {
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 
+importlib.import_module("otbound.moved").install()   # old module paths keep working
+
 __all__ = sorted(_MODULE_OF)
 
 
