@@ -56,6 +56,8 @@ STATISTIC_LATTICE = 1e-3
 SERIES_SPREAD = 12
 """The power series keep the points up to ``M`` plus the sum's mean plus this many of its
 standard deviations (the rest is spread to infinity or dropped)."""
+
+
 # --- one step's likelihood ratio, in cells -------------------------------------------------
 
 def _survivals(pair, edges: list) -> list[tuple]:
@@ -297,8 +299,8 @@ def statistic_balls(epoch: Allocation) -> tuple[list, list]:
 
 
 def _statistic_cells(epoch: Allocation) -> BallCells:
-    """BallCells of ``g(L) = ⌊log(1 + ρL)/Δ⌋`` (``Δ`` = :data:`STATISTIC_LATTICE`), up to where both
-    laws have less than :data:`LATTICE_TAIL` beyond."""
+    """Cells of ``g(L) = ⌊log(1 + ρL)/Δ⌋`` (``Δ`` = :data:`STATISTIC_LATTICE`), up to where
+    both laws have less than :data:`LATTICE_TAIL` beyond."""
     from flint import arb
 
     rho = epoch.selected / (epoch.steps - epoch.selected) if epoch.selected < epoch.steps \

@@ -21,11 +21,14 @@ from otbound.numerics.certified import double_above, double_below
 WORKING_BITS = 96
 """Working precision (bits) of every ball."""
 MEASURE_TAIL = 1e-30
-"""Mass of a measure lifted from its lowest losses (upper end) or dropped there (lower end)."""
+"""Mass cut at either end of a measure: the lowest losses lifted and the highest moved to
+infinity (upper), or both dropped (lower)."""
 
 
 @contextlib.contextmanager
 def working_precision() -> Iterator[object]:
+    """Within this block arb works at :data:`WORKING_BITS` (and the series length set inside
+    is restored after)."""
     import flint
 
     saved = flint.ctx.prec, flint.ctx.cap
@@ -50,9 +53,9 @@ class LossMeasure:
     @staticmethod
     def of(masses: list, low: int, infinity, discretisation: float,
            upper: bool) -> "LossMeasure":
-        """Balls' ends taken the measure's way and both ends cut, at most :data:`MEASURE_TAIL` of mass
-        each: the lowest losses lifted to the first loss kept and the highest moved to infinity
-        (upper), or both dropped (lower)."""
+        """Balls' ends taken the measure's way and both ends cut, at most
+        :data:`MEASURE_TAIL` of mass each: the lowest losses lifted to the first loss kept and
+        the highest moved to infinity (upper), or both dropped (lower)."""
         from flint import arb
 
         ends = [ball_end(x, upper) for x in masses]
