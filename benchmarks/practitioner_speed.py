@@ -233,6 +233,11 @@ def group_rows() -> None:
            "--epsilon", "1"]
     against_target("account, without replacement, K = 8, one step",
                    process_seconds(otbound_command(*wor)), 5.0)
+    calibrate = ["calibrate", "--scheme", "poisson", "--rate", "0.0042667", "--group", "64",
+                 "--steps", str(STEPS), "--mechanism", "gaussian", "--solve-for", "sigma",
+                 "--target-epsilon", "8", "--delta", "1e-5"]
+    against_target("calibrate σ for a group of 64, r = 256/60000, ε = 8 at δ = 1e-5",
+                   process_seconds(otbound_command(*calibrate)), 60.0)
 
 
 WOR_256 = ["--scheme", "wor", "--substitutions", "1", "--batch-size", "256", "--dataset-size",
