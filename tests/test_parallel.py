@@ -63,3 +63,42 @@ def test_nothing_is_forked_from_a_threaded_process():
     finally:
         blocker.set()
         thread.join()
+
+
+SCOUTED = """
+import otbound
+from otbound import parallel
+from otbound.accounting import pld
+from otbound.accounting.running import RunningAccountant
+
+prefetched = []
+prefetch = pld.prefetch_plds
+pld.prefetch_plds = lambda steps, scouts, kept: (prefetched.append(len(scouts)),
+                                                 prefetch(steps, scouts, kept))[1]
+setting, noise = otbound.Subsampling("poisson", rate=0.001, group=40), otbound.gaussian(5.0)
+running = RunningAccountant("pld")
+running.step(setting, noise, 100)
+first = running.guarantee(delta=1e-6)
+assert max(prefetched) >= parallel.MIN_ITEMS, prefetched   # scouted in forked workers
+running.step(setting, noise, 20)
+print([first.epsilon, first.details["cases composed"], running.guarantee(delta=1e-6).epsilon])
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux only")
+def test_cases_scouted_in_forked_workers_give_what_one_process_gives():
+    """A group of 40 (41 cases, 33 of them scouted together): the PLD accountant's ε, and the
+    running accountant's after 20 more steps (extending what the workers composed), equal
+    those of this threaded process, which scouts one case after the other."""
+    import otbound
+    from otbound.accounting.running import RunningAccountant
+
+    run = subprocess.run([sys.executable, "-c", SCOUTED], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    setting, noise = otbound.Subsampling("poisson", rate=0.001, group=40), otbound.gaussian(5.0)
+    running = RunningAccountant("pld")
+    running.step(setting, noise, 100)
+    first = running.guarantee(delta=1e-6)
+    running.step(setting, noise, 20)
+    assert run.stdout.strip() == str([first.epsilon, first.details["cases composed"],
+                                      running.guarantee(delta=1e-6).epsilon])

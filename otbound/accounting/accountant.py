@@ -168,17 +168,35 @@ def _pld_guarantee(steps: list[Step], curves: Callable[[], list], delta: float |
         return finish_guarantee(Accountant.PLD, pld.compose_plds(steps, used, [case], prefixes),
                                 total, delta, epsilon, conversion, used)
 
+    @functools.cache
+    def used(case: int) -> float:
+        return _affordable(steps, case, discretisation) if budgeted else discretisation
+
+    def scout(case: int) -> float:
+        return min(used(case) * SCOUT, DISCRETISATION_RANGE[1])
+
     def refined(case: int, level: int) -> tuple[int, Guarantee]:
         """The case's bound at ``level`` or, where the scouting PLD would be no coarser or
         has no answer, its final PLD."""
-        used = _affordable(steps, case, discretisation) if budgeted else discretisation
-        scout = min(used * SCOUT, DISCRETISATION_RANGE[1])
-        if level == SCOUTING and scout > used:
+        if level == SCOUTING and scout(case) > used(case):
             try:
-                return SCOUTING, pld_at(case, scout)
+                return SCOUTING, pld_at(case, scout(case))
             except UnsupportedOperation:
                 pass
-        return FINAL, pld_at(case, used)
+        return FINAL, pld_at(case, used(case))
+
+    def scout_ahead() -> None:
+        """Every case whose RDP bound is above each bound refined so far is scouted next,
+        whatever those scouts give: compose them together (on every core)."""
+        refined_bounds = [bound for level, bound, _ in found.values() if level != BY_RDP]
+        if refined_bounds:
+            ahead = [case for case, (level, bound, _) in found.items()
+                     if level == BY_RDP and max(refined_bounds) < bound < math.inf
+                     and scout(case) > used(case) and case not in scouted]
+            pld.prefetch_plds(steps, {case: scout(case) for case in ahead}, prefixes)
+            scouted.update(ahead)
+
+    scouted: set[int] = set()
 
     bounds = _rdp_bounds(curves, cases, delta, epsilon)
     found = {case: (BY_RDP, bound, None) for case, bound in enumerate(bounds)}
@@ -187,6 +205,8 @@ def _pld_guarantee(steps: list[Step], curves: Callable[[], list], delta: float |
         level, _, guarantee = found[case]
         if level == FINAL:
             break
+        if level == BY_RDP:
+            scout_ahead()
         level, guarantee = refined(case, level + 1 if bounds[case] < math.inf else FINAL)
         found[case] = (level, _answer(guarantee, delta), guarantee)
     finals = [each.details["discretisation"] for level, _, each in found.values()

@@ -30,6 +30,7 @@ from otbound.numerics.limits import DISCRETISATION_RANGE, MAX_PLD_POINTS, show
 from otbound.numerics.one_step import branches_delta
 from otbound.numerics.noise import NoiseFamily
 from otbound.numerics.pairs import FinitePair, MixturePair
+from otbound.parallel import mapped
 
 if TYPE_CHECKING:   # dp_accounting (with scipy.stats) is imported where a PLD is built
     from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
@@ -242,6 +243,27 @@ def compose_plds(steps: list[Step], discretisation: float = DEFAULT_DISCRETISATI
                           lambda step, case=case: repeated(step, case),
                           lambda composed, more: composed.compose(more))
             for case in chosen]
+
+
+def prefetch_plds(steps: list[Step], discretisations: dict[int, float],
+                  prefixes: Prefixes) -> None:
+    """Compose the PLDs of several cases (``case → discretisation``) on every core
+    (:func:`otbound.parallel.mapped`) and keep them in ``prefixes``, where :func:`compose_plds`
+    then finds them: the same PLDs, sooner. A case that cannot be composed is left for
+    :func:`compose_plds` to refuse."""
+    items = list(discretisations.items())
+
+    def composed(item: tuple[int, float]):
+        case, discretisation = item
+        try:
+            compose_plds(steps, discretisation, [case], prefixes)
+        except UnsupportedOperation:
+            return None
+        return prefixes.kept(("pld", case, discretisation), steps)
+
+    for (case, discretisation), kept in zip(items, mapped(composed, items)):
+        if kept is not None:
+            prefixes.keep(("pld", case, discretisation), steps, kept)
 
 
 def composition_noise_of(pmf) -> float:

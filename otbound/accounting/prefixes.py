@@ -34,6 +34,21 @@ class Prefixes:
         self._folds[key] = (tuple(steps), value)
         return value
 
+    def kept(self, key: Hashable, steps: list[Step]) -> tuple[object, list[object]]:
+        """What :meth:`fold` keeps under ``key`` for ``steps``, and what :meth:`once` keeps
+        under it for each step's cases (``None`` where nothing), in a form that crosses to
+        another process: by position, not identity."""
+        return self._folds[key][1], [self._once.get((id(step.cases), key), (None, None))[1]
+                                     for step in steps]
+
+    def keep(self, key: Hashable, steps: list[Step], kept: tuple[object, list[object]]) -> None:
+        """Keep what :meth:`kept` gave (in another process) as if computed here."""
+        fold, ones = kept
+        self._folds[key] = (tuple(steps), fold)
+        for step, one in zip(steps, ones):
+            if one is not None:
+                self._once[(id(step.cases), key)] = (step.cases, one)
+
     def once(self, owner: object, key: Hashable, compute: Callable[[], Folded]) -> Folded:
         """``compute()`` once per ``owner`` (by identity; kept alive with its value) and key."""
         kept = self._once.get((id(owner), key))
