@@ -13,12 +13,8 @@ reads ``ε(α) = α(λ)/λ = q² (λ + 1) / ((1 − q) σ²)``.
 
 import math
 
-from otbound.audit.claims import Claim
-from otbound.audit.domain import Condition, Domain, integer, real
-from otbound.audit.references import subsampled
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.settings import Subsampling
+from otbound import Subsampling, gaussian
+from otbound.audit import Claim, Condition, Domain, Quantity, integer, real, subsampled
 
 
 def in_domain(sigma: float, rate: float, moment: int) -> bool:

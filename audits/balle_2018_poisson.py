@@ -4,12 +4,8 @@ sample at rate r is ``(log(1 + r(e^ε − 1)), rδ)``-DP; as privacy profiles,
 
 import mpmath as mp
 
-from otbound.audit.claims import Claim, Point, grid
-from otbound.audit.domain import Domain, real
-from otbound.audit.references import subsampled
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.settings import Subsampling
+from otbound import Subsampling, gaussian
+from otbound.audit import Claim, Domain, Point, Quantity, grid, real, subsampled
 
 
 def gaussian_profile(epsilon: mp.mpf, sigma: mp.mpf) -> mp.mpf:

@@ -5,12 +5,8 @@ reuses this file's helper."""
 
 import math
 
-from otbound.audit.claims import Claim, Point, grid
-from otbound.audit.domain import Domain, real
-from otbound.audit.references import subsampled
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import laplace
-from otbound.numerics.settings import Subsampling
+from otbound import Subsampling, laplace
+from otbound.audit import Claim, Domain, Point, Quantity, grid, real, subsampled
 
 
 def amplified(point: Point, profile) -> float:

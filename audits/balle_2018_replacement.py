@@ -4,10 +4,7 @@
 
 import mpmath as mp
 
-from otbound.audit.claims import Claim, Point, grid
-from otbound.audit.domain import Domain, integer, real
-from otbound.audit.reference_replacement import with_replacement
-from otbound.choices import Quantity
+from otbound.audit import Claim, Domain, Point, Quantity, grid, integer, real, with_replacement
 
 
 def gaussian_profile(epsilon: mp.mpf, sigma: mp.mpf, distance: int) -> mp.mpf:

@@ -6,12 +6,8 @@ probability p > 1/2)."""
 
 import mpmath as mp
 
-from otbound.audit.claims import Claim, Point
-from otbound.audit.domain import Condition, Domain, integer, real
-from otbound.audit.references import subsampled
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import randomized_response
-from otbound.numerics.settings import Subsampling
+from otbound import Subsampling, randomized_response
+from otbound.audit import Claim, Condition, Domain, Point, Quantity, integer, real, subsampled
 
 
 def claimed(point: Point) -> float:

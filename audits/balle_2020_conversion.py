@@ -3,10 +3,7 @@
 
 import math
 
-from otbound.audit.claims import Claim, Point, grid
-from otbound.audit.domain import Condition, Domain, real
-from otbound.audit.references import conversion
-from otbound.choices import Quantity
+from otbound.audit import Claim, Condition, Domain, Point, Quantity, conversion, grid, real
 
 
 def claimed(point: Point) -> float:

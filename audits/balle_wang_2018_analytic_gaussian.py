@@ -7,10 +7,8 @@ from pathlib import Path
 
 import mpmath as mp
 
-from otbound.audit.claims import Claim, grid
-from otbound.audit.domain import Domain, real
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import gaussian
+from otbound import gaussian
+from otbound.audit import Claim, Domain, Quantity, grid, real
 
 _HERE = Path(__file__).parent
 _POISSON = runpy.run_path(str(_HERE / "balle_2018_poisson_laplace.py"))

@@ -3,12 +3,8 @@ one node changes K of the N records (K-fold substitution), as restated by 001 Pr
 
 import math
 
-from otbound.audit.claims import Claim
-from otbound.audit.domain import Condition, Domain, fixed, integer, real
-from otbound.audit.reference_wor import wor_substitution
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.settings import Subsampling
+from otbound import Subsampling, gaussian
+from otbound.audit import Claim, Condition, Domain, Quantity, fixed, integer, real, wor_substitution
 
 
 def hypergeometric(k: int, dataset_size: int, group: int, batch_size: int) -> float:

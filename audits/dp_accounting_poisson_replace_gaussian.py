@@ -12,12 +12,8 @@ mechanism's with twice the sensitivity.
 
 import mpmath as mp
 
-from otbound.audit.claims import Claim, Point, grid
-from otbound.audit.domain import Domain, real
-from otbound.audit.references import subsampled
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.settings import Subsampling
+from otbound import Subsampling, gaussian
+from otbound.audit import Claim, Domain, Point, Quantity, grid, real, subsampled
 
 
 def replace_profile(rate: float, sigma: float, epsilon: float) -> float:

@@ -6,10 +6,8 @@ import math
 import runpy
 from pathlib import Path
 
-from otbound.audit.claims import Claim, grid
-from otbound.audit.domain import Domain, real
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import gaussian
+from otbound import gaussian
+from otbound.audit import Claim, Domain, Quantity, grid, real
 
 _POISSON = runpy.run_path(str(Path(__file__).with_name("balle_2018_poisson_laplace.py")))
 

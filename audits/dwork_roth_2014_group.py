@@ -3,13 +3,8 @@ size k — applied to the tight K = 1 profile of the Poisson subsampled Gaussian
 
 import math
 
-from otbound.audit.claims import Claim, Point, grid
-from otbound.audit.domain import Domain, integer, real
-from otbound.audit.references import subsampled
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.one_step import adp
-from otbound.numerics.settings import Subsampling
+from otbound import Subsampling, adp, gaussian
+from otbound.audit import Claim, Domain, Point, Quantity, grid, integer, real, subsampled
 
 
 def group_bound(point: Point, mechanism) -> float:

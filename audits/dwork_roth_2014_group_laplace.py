@@ -5,10 +5,8 @@ with another base)."""
 import runpy
 from pathlib import Path
 
-from otbound.audit.claims import Claim, grid
-from otbound.audit.domain import Domain, integer, real
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import laplace
+from otbound import laplace
+from otbound.audit import Claim, Domain, Quantity, grid, integer, real
 
 _GAUSSIAN = runpy.run_path(str(Path(__file__).with_name("dwork_roth_2014_group.py")))
 

@@ -2,10 +2,7 @@
 
 import math
 
-from otbound.audit.claims import Claim, grid
-from otbound.audit.domain import Domain, real
-from otbound.audit.references import conversion
-from otbound.choices import Quantity
+from otbound.audit import Claim, Domain, Quantity, conversion, grid, real
 
 
 def claimed(point) -> float:

@@ -4,10 +4,8 @@
 import runpy
 from pathlib import Path
 
-from otbound.audit.claims import Claim, grid
-from otbound.audit.domain import Domain, real
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import gaussian
+from otbound import gaussian
+from otbound.audit import Claim, Domain, Quantity, grid, real
 
 _BASE = runpy.run_path(str(Path(__file__).with_name("mironov_2017_laplace_rdp.py")))
 

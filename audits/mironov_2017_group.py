@@ -4,13 +4,8 @@ subsampled Gaussian to bound the curve of groups of K = 2^c."""
 
 import math
 
-from otbound.audit.claims import Claim, Point, grid
-from otbound.audit.domain import Domain, choice, real
-from otbound.audit.references import subsampled
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.one_step import rdp
-from otbound.numerics.settings import Subsampling
+from otbound import Subsampling, gaussian, rdp
+from otbound.audit import Claim, Domain, Point, Quantity, choice, grid, real, subsampled
 
 
 def group_bound(point: Point, mechanism) -> float:

@@ -5,10 +5,8 @@ mechanism (the Gaussian entry's statement with another base)."""
 import runpy
 from pathlib import Path
 
-from otbound.audit.claims import Claim, grid
-from otbound.audit.domain import Domain, choice, real
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import laplace
+from otbound import laplace
+from otbound.audit import Claim, Domain, Quantity, choice, grid, real
 
 _GAUSSIAN = runpy.run_path(str(Path(__file__).with_name("mironov_2017_group.py")))
 

@@ -10,12 +10,8 @@ This file is the Laplace entry; the Gaussian and randomized response entries reu
 
 import math
 
-from otbound.audit.claims import Claim, grid
-from otbound.audit.domain import Domain, real
-from otbound.audit.references import subsampled
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import laplace
-from otbound.numerics.settings import Subsampling
+from otbound import Subsampling, laplace
+from otbound.audit import Claim, Domain, Quantity, grid, real, subsampled
 
 
 def laplace_rdp(alpha: float, scale: float) -> float:

@@ -15,12 +15,8 @@ violation found inside it is a violation under either reading.
 
 import math
 
-from otbound.audit.claims import Claim, Point
-from otbound.audit.domain import Condition, Domain, integer, real
-from otbound.audit.references import subsampled
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.settings import Subsampling
+from otbound import Subsampling, gaussian
+from otbound.audit import Claim, Condition, Domain, Point, Quantity, integer, real, subsampled
 
 CONSTANT = 5 * math.log(5)
 """``c`` in the second condition on ``α``: the more restrictive of the two readings."""

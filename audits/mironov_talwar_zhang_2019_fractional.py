@@ -16,12 +16,8 @@ import math
 import numpy as np
 from scipy.special import binom, log_ndtr
 
-from otbound.audit.claims import Claim, grid
-from otbound.audit.domain import Domain, real
-from otbound.audit.references import subsampled
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.settings import Subsampling
+from otbound import Subsampling, gaussian
+from otbound.audit import Claim, Domain, Quantity, grid, real, subsampled
 
 FIRST_TERMS = 1024
 """Terms of each series summed at first; doubled until the last one is negligible."""

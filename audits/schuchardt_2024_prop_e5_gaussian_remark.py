@@ -6,11 +6,8 @@ The remark is an equality, so the entry is an attained claim (``attained=True``,
 001 Thm. G.2): a value above the exact maximum is wrong, not merely loose.
 """
 
-from otbound.audit.claims import Claim, grid
-from otbound.audit.domain import Domain, integer, real
-from otbound.audit.reference_wor import gaussian_group
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import gaussian
+from otbound import gaussian
+from otbound.audit import Claim, Domain, Quantity, gaussian_group, grid, integer, real
 
 
 def claimed(point) -> float:

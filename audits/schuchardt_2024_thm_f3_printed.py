@@ -8,11 +8,8 @@ printed; the theorem's statement (distance 2) is otbound's derivation ``001-thm-
 
 import math
 
-from otbound.audit.claims import Claim
-from otbound.audit.domain import Condition, Domain, integer, real
-from otbound.audit.reference_wor import wor_removal
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import gaussian
+from otbound import gaussian
+from otbound.audit import Claim, Condition, Domain, Quantity, integer, real, wor_removal
 
 
 def claimed(point) -> float:

@@ -5,8 +5,7 @@ by ``OTBOUND_AUDITS`` is the one read."""
 
 import runpy
 
-from otbound.audit.catalog import catalogue_entry
-from otbound.audit.claims import Claim
+from otbound.audit import Claim, catalogue_entry
 
 _PRINTED_PATH, _PRINTED_CLAIM = catalogue_entry("schuchardt-2024-thm-g1-printed")
 _PRINTED = runpy.run_path(str(_PRINTED_PATH))

@@ -14,11 +14,8 @@ printed reverse term's maximum exceeds the forward term's: the entry
 import itertools
 import math
 
-from otbound.audit.claims import Claim, Reference, grid
-from otbound.audit.domain import Domain, integer, real
-from otbound.audit.reference_rdp import pure_group_rdp
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import randomized_response
+from otbound import randomized_response
+from otbound.audit import Claim, Domain, Quantity, Reference, grid, integer, pure_group_rdp, real
 
 
 def g1(point, reverse_power_offset: int) -> float:

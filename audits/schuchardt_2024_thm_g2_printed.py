@@ -13,7 +13,7 @@ catalogue_entry`), so that a catalogue given by ``OTBOUND_AUDITS`` is the one re
 
 from dataclasses import replace
 
-from otbound.audit.catalog import catalogue_entry
+from otbound.audit import catalogue_entry
 
 _, G1_PRINTED = catalogue_entry("schuchardt-2024-thm-g1-printed")
 

@@ -16,9 +16,7 @@ subsampled Gaussian mechanism (the accountant's model of the training run), so e
 ``ε(δ)`` at ``(q, σ, T, δ)``.
 """
 
-from otbound.audit.claims import Claim, Point
-from otbound.audit.reference_steps import composed_poisson_gaussian
-from otbound.choices import Quantity
+from otbound.audit import Claim, Point, Quantity, composed_poisson_gaussian
 
 RATE = 256 / 60000
 DELTA = 1e-5

@@ -4,14 +4,9 @@ truncated Poisson sampling is (ε, δ + e^ε η)-DP."""
 
 import math
 
-from otbound.accounting.truncated import TruncatedPoissonSetting
-from otbound.audit.claims import Claim, Point, grid
-from otbound.audit.domain import Condition, Domain, integer, real
-from otbound.audit.reference_truncated import truncated_poisson
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.one_step import adp
-from otbound.numerics.settings import Subsampling
+from otbound import Subsampling, TruncatedPoissonSetting, adp, gaussian
+from otbound.audit import (Claim, Condition, Domain, Point, Quantity, grid, integer, real,
+                           truncated_poisson)
 
 
 def _setting(point: Point) -> TruncatedPoissonSetting:

@@ -7,12 +7,8 @@ from functools import lru_cache
 
 import mpmath as mp
 
-from otbound.audit.claims import Claim
-from otbound.audit.domain import Condition, Domain, integer, real
-from otbound.audit.reference_wor import wor_substitution
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.settings import Subsampling
+from otbound import Subsampling, gaussian
+from otbound.audit import Claim, Condition, Domain, Quantity, integer, real, wor_substitution
 
 
 def log_binomial(n: int, k: int) -> float:

@@ -16,12 +16,8 @@ import math
 
 import numpy as np
 
-from otbound.audit.claims import Claim, grid
-from otbound.audit.domain import Domain, integer, real
-from otbound.audit.references import subsampled
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.settings import Subsampling
+from otbound import Subsampling, gaussian
+from otbound.audit import Claim, Domain, Quantity, grid, integer, real, subsampled
 
 HIGHER_ORDER_FACTOR = 3.0
 """The factor on the terms ``l ≥ 3`` in the general bound (the ``l = 2`` term has none)."""

@@ -4,10 +4,8 @@ response, with ε(l) its exact RDP curve (Mironov 2017)."""
 import runpy
 from pathlib import Path
 
-from otbound.audit.claims import Claim, grid
-from otbound.audit.domain import Domain, integer, real
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import randomized_response
+from otbound import randomized_response
+from otbound.audit import Claim, Domain, Quantity, grid, integer, real
 
 _HERE = Path(__file__).parent
 _GENERAL = runpy.run_path(str(_HERE / "zhu_wang_2019_general_laplace.py"))

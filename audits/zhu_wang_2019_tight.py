@@ -16,12 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from otbound.audit.claims import Claim, grid
-from otbound.audit.domain import Domain, integer, real
-from otbound.audit.references import subsampled
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.settings import Subsampling
+from otbound import Subsampling, gaussian
+from otbound.audit import Claim, Domain, Quantity, grid, integer, real, subsampled
 
 _GENERAL = runpy.run_path(str(Path(__file__).with_name("zhu_wang_2019_general.py")))
 

@@ -20,10 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from otbound.audit.claims import Claim, grid
-from otbound.audit.domain import Domain, integer, real
-from otbound.choices import Quantity
-from otbound.numerics.mechanisms import laplace
+from otbound import laplace
+from otbound.audit import Claim, Domain, Quantity, grid, integer, real
 
 _HERE = Path(__file__).parent
 _LAPLACE = runpy.run_path(str(_HERE / "mironov_2017_laplace_rdp.py"))

@@ -28,7 +28,7 @@ from dp_accounting.rdp.rdp_privacy_accountant import _compute_rdp_poisson_subsam
 from otbound.engine import bound, events, type_level
 from otbound.engine.bundled import load_derivation
 from otbound.engine.derivation import run
-from otbound.numerics import derived, problems
+from otbound.numerics import derived
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.one_step import rdp
 from otbound.numerics.settings import Subsampling
@@ -45,8 +45,7 @@ def forget_derivations() -> None:
 
     for cached in (derived.bundled, derived.derived_bundled, derived.bundled_derivation,
                    derived._log_values,
-                   type_level._size_mass, events._count_in, events._as_set, bound._closure,
-                   problems.stretched_pattern, problems.insert_remove_pattern):
+                   type_level._size_mass, events._count_in, events._as_set, bound._closure):
         cached.cache_clear()
     clear_cache()
 

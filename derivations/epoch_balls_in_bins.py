@@ -12,8 +12,8 @@ Gaussian mechanism (sensitivity 1 per step, σ per step) the worst case is the p
 
 import sympy as sp
 
-from otbound import (BallsInBinsEpoch, BatchRelation, EpochDerivation, EpochStatement,
-                     InsertIntoSteps)
+from otbound.engine import (BallsInBinsEpoch, BatchRelation, EpochDerivation, EpochStatement,
+                            InsertIntoSteps)
 
 
 def unit(steps: int, *chosen: int) -> tuple[int, ...]:

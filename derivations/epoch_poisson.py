@@ -14,8 +14,8 @@ import itertools
 
 import sympy as sp
 
-from otbound import (BatchRelation, EpochDerivation, EpochStatement, InsertIntoSteps,
-                     PoissonEpoch)
+from otbound.engine import (BatchRelation, EpochDerivation, EpochStatement, InsertIntoSteps,
+                            PoissonEpoch)
 from otbound.engine.symbols import r
 
 

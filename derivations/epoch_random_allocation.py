@@ -16,9 +16,8 @@ import itertools
 
 import sympy as sp
 
-from otbound import (BatchRelation, EpochDerivation, EpochStatement, InsertIntoSteps,
-                     RandomAllocationEpoch)
-from otbound.engine.epoch_schemes import EPOCH_STEPS, SELECTED
+from otbound.engine import (BatchRelation, EPOCH_STEPS, EpochDerivation, EpochStatement,
+                            InsertIntoSteps, RandomAllocationEpoch, SELECTED)
 
 
 def label(prefix: str, steps) -> str:

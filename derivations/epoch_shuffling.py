@@ -12,7 +12,7 @@ can be close to that; their lower bound is ``otbound.shuffled_lower_bound``
 (``otbound account --scheme shuffle``).
 """
 
-from otbound import BatchRelation, EpochDerivation, ShuffledEpoch, SwapIntoSteps
+from otbound.engine import BatchRelation, EpochDerivation, ShuffledEpoch, SwapIntoSteps
 
 DERIVATION = EpochDerivation(
     name="epoch-shuffling",

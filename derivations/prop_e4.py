@@ -11,9 +11,9 @@ the binomial expansion of App. E.2): ``Ψ_α(m_x ‖ m_x')`` is at most the larg
 
 from fractions import Fraction
 
-from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, Everything,
-                     InsertInRandomOrder, InsertionRemoval, InstanceGrid, Poisson, Variant,
-                     contains_none, contains_some, problem, statement)
+from otbound.engine import (BatchRelation, Case, Copy, Coupling, Derivation, Everything,
+                            InsertInRandomOrder, InsertionRemoval, InstanceGrid, Poisson, Variant,
+                            contains_none, contains_some, problem, statement)
 from otbound.engine.symbols import r
 
 removal, insertion = InsertionRemoval().pairs()

@@ -11,9 +11,9 @@ hypergeometric, so the bound is an expectation over it. Published statement:
 
 import sympy as sp
 
-from otbound import (BatchRelation, Case, Coupling, Derivation, Everything, InstanceGrid,
-                     KFoldSubstitution, ReplaceGroup, StructuralParameter, Variant,
-                     WithoutReplacement, problem, statement)
+from otbound.engine import (BatchRelation, Case, Coupling, Derivation, Everything, InstanceGrid,
+                            KFoldSubstitution, ReplaceGroup, StructuralParameter, Variant,
+                            WithoutReplacement, problem, statement)
 from otbound.engine.symbols import N, q
 
 

@@ -9,9 +9,9 @@ Published statement: ``Ψ_α(m_x ‖ m_x') ≤ max Ψ_α((1−w) b_{y1} + w b_{y
 s.t. ``y1 = y3``, ``d_Δ(y1, y2) ≤ 1``, ``d_Δ(y1, y4) ≤ 1``, ``d_Δ(y2, y4) ≤ 1``, with ``w = q/N``.
 """
 
-from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, InstanceGrid,
-                     ReplaceRandomMember, Substitution, Variant, WithoutReplacement, contains_none,
-                     contains_some, problem, statement)
+from otbound.engine import (BatchRelation, Case, Copy, Coupling, Derivation, InstanceGrid,
+                            ReplaceRandomMember, Substitution, Variant, WithoutReplacement,
+                            contains_none, contains_some, problem, statement)
 from otbound.engine.symbols import N, q
 
 (pair,) = Substitution().pairs()

@@ -16,9 +16,9 @@ from fractions import Fraction
 
 import sympy as sp
 
-from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, Everything,
-                     GroupInsertionRemoval, InsertInRandomOrder, InstanceGrid, Poisson,
-                     StructuralParameter, Variant, count_partition, problem, statement)
+from otbound.engine import (BatchRelation, Case, Copy, Coupling, Derivation, Everything,
+                            GroupInsertionRemoval, InsertInRandomOrder, InstanceGrid, Poisson,
+                            StructuralParameter, Variant, count_partition, problem, statement)
 from otbound.engine.symbols import r
 
 

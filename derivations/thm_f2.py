@@ -10,9 +10,8 @@ w b_{y4})`` s.t. ``y1 = y3`` and ``d_±(y1, y2), d_±(y1, y4), d_±(y2, y4) ≤ 
 
 from pathlib import Path
 
-from otbound import (BatchRelation, Derivation, InstanceGrid, Substitution, Variant,
-                     WithoutReplacement, problem, statement)
-from otbound.engine.bundled import load_file
+from otbound.engine import (BatchRelation, Derivation, InstanceGrid, Substitution, Variant,
+                            WithoutReplacement, load_file, problem, statement)
 from otbound.engine.symbols import N, q
 
 # The events and the coupling are those of 001 Thm. 3.6; only the batch relation changes.

@@ -12,9 +12,10 @@ and the same with the arguments of ``Ψ_α`` swapped for insertion; the final th
 maximum over all dataset sizes ``N`` allowed by the dataset space.
 """
 
-from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, Everything, InsertionRemoval,
-                     InstanceGrid, ReplaceRandomMember, SizeReference, Variant, WithoutReplacement,
-                     contains_none, contains_some, problem, statement)
+from otbound.engine import (BatchRelation, Case, Copy, Coupling, Derivation, Everything,
+                            InsertionRemoval, InstanceGrid, ReplaceRandomMember, SizeReference,
+                            Variant, WithoutReplacement, contains_none, contains_some, problem,
+                            statement)
 from otbound.engine.symbols import N, q
 
 removal, insertion = InsertionRemoval().pairs()

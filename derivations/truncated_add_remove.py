@@ -19,9 +19,9 @@ engine checks them, the branch law and the closed forms exactly on every instanc
 Insertion is the same read in the other direction.
 """
 
-from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, Everything,
-                     InsertInRandomOrder, InsertionRemoval, ReplaceRandomMember, Variant,
-                     contains_none, contains_some, problem, statement)
+from otbound.engine import (BatchRelation, Case, Copy, Coupling, Derivation, Everything,
+                            InsertInRandomOrder, InsertionRemoval, ReplaceRandomMember, Variant,
+                            contains_none, contains_some, problem, statement)
 from otbound.engine.symbols import r
 from otbound.engine.truncated_latent import (DEFINITIONS, GRID, REMARK, SCHEME, SIZE_REFERENCE,
                                              filled_branches, q_trunc, w)

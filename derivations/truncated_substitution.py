@@ -20,8 +20,9 @@ Thm. 3.4 exactly (tests/test_truncated_poisson_derivations.py), and the numbers 
 through that relaxation where no exact solver covers the constraint.
 """
 
-from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, InsertInRandomOrder,
-                     ReplaceRandomMember, Substitution, Variant, contains_none, contains_some)
+from otbound.engine import (BatchRelation, Case, Copy, Coupling, Derivation, InsertInRandomOrder,
+                            ReplaceRandomMember, Substitution, Variant, contains_none,
+                            contains_some)
 from otbound.engine.truncated_latent import (DEFINITIONS, GRID, REMARK, SCHEME, SIZE_REFERENCE,
                                              filled_branches)
 

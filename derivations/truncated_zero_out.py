@@ -14,8 +14,8 @@ puts the two displaced means 3 apart; dropping the constraint ``d_Y(y_A2, y_E2) 
 bound gives it exactly (tests/test_truncated_poisson_derivations.py).
 """
 
-from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, InsertInRandomOrder,
-                     ReplaceRandomMember, Variant, ZeroOut, contains_none, contains_some)
+from otbound.engine import (BatchRelation, Case, Copy, Coupling, Derivation, InsertInRandomOrder,
+                            ReplaceRandomMember, Variant, ZeroOut, contains_none, contains_some)
 from otbound.engine.truncated_latent import (DEFINITIONS, GRID, REMARK, SCHEME, SIZE_REFERENCE,
                                              filled_branches)
 

@@ -12,9 +12,9 @@ Then ``d(L_t, L_u) = d(R_t, R_u) = |t − u|`` and ``d(L_t, R_u) = max(t, u)``: 
 the supports, so the coupling is ``d_Y``-compatible. For randomized response the bound is tight.
 """
 
-from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, InstanceGrid,
-                     KFoldSubstitution, StructuralParameter, SwapInRandomOrder, Variant,
-                     WithoutReplacement, count_partition, problem, statement)
+from otbound.engine import (BatchRelation, Case, Copy, Coupling, Derivation, InstanceGrid,
+                            KFoldSubstitution, StructuralParameter, SwapInRandomOrder, Variant,
+                            WithoutReplacement, count_partition, problem, statement)
 from otbound.engine.symbols import N, q
 
 

@@ -14,10 +14,9 @@ and ``d(A_t, E_u) = max(t, u)``, the distances between the supports: the bound i
 substituted element (``wr-substitution``) with the rate ``1/N`` replaced by ``K/N``.
 """
 
-from otbound import (BatchRelation, Case, Copy, CountIs, Coupling, InstanceGrid, KFoldSubstitution,
-                     StructuralParameter, Variant, WithReplacement)
-from otbound.engine.batch_size_family import BatchSizeFamily, enumerable_sizes
-from otbound.engine.multiset_steps import ReplaceCopiesInRandomOrder
+from otbound.engine import (BatchRelation, BatchSizeFamily, Case, Copy, CountIs, Coupling,
+                            InstanceGrid, KFoldSubstitution, ReplaceCopiesInRandomOrder,
+                            StructuralParameter, Variant, WithReplacement, enumerable_sizes)
 
 MAX_K, MAX_Q = 3, 4
 """The largest group and batch sizes derived: the coupling is enumerated exactly (``q!``

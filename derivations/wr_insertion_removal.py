@@ -17,10 +17,9 @@ random and replace the first k by ``a`` (``y_Ak``). Then ``d(A_t, A_u) = |t − 
 ``a`` in ``y_Ak`` by an independent uniform draw from ``x'``.
 """
 
-from otbound import (BatchRelation, Case, Copy, CountIs, Coupling, Everything, InsertionRemoval,
-                     InstanceGrid, StructuralParameter, Variant, WithReplacement)
-from otbound.engine.batch_size_family import BatchSizeFamily, enumerable_sizes
-from otbound.engine.multiset_steps import ReplaceCopiesInRandomOrder
+from otbound.engine import (BatchRelation, BatchSizeFamily, Case, Copy, CountIs, Coupling,
+                            Everything, InsertionRemoval, InstanceGrid, ReplaceCopiesInRandomOrder,
+                            StructuralParameter, Variant, WithReplacement, enumerable_sizes)
 
 MAX_Q = 5
 """The largest batch size derived: the coupling is enumerated exactly (q! orderings a batch)."""

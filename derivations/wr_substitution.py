@@ -15,10 +15,9 @@ For ``x' = x \\ {a} ∪ {a'}`` of size N and q draws with replacement, condition
 ``d_Y``-compatible (001 Def. D.4) and the bound is 001 Cor. D.7's.
 """
 
-from otbound import (BatchRelation, Case, Copy, CountIs, Coupling, InstanceGrid,
-                     StructuralParameter, Substitution, Variant, WithReplacement)
-from otbound.engine.batch_size_family import BatchSizeFamily, enumerable_sizes
-from otbound.engine.multiset_steps import ReplaceCopiesInRandomOrder
+from otbound.engine import (BatchRelation, BatchSizeFamily, Case, Copy, CountIs, Coupling,
+                            InstanceGrid, ReplaceCopiesInRandomOrder, StructuralParameter,
+                            Substitution, Variant, WithReplacement, enumerable_sizes)
 
 MAX_Q = 5
 """The largest batch size derived: the coupling is enumerated exactly (q! orderings a batch)."""

@@ -1,7 +1,8 @@
-"""Module paths that moved keep working (issue 46 item 1): derivation and audit files that users
-wrote import by path, so an old path gives the module's new home, with a ``DeprecationWarning``
-that names it. A path is listed here when a module is renamed; real modules always win (the
-finder is consulted after the normal ones)."""
+"""Module paths and names that moved keep working (issue 46 item 1): derivation and audit files
+that users wrote import by path, so an old path gives the module's new home, and a name that
+left ``otbound`` for a sub-package's surface still loads from ``otbound``, each with a
+``DeprecationWarning`` that names the new place. A path is listed here when a module is renamed;
+real modules always win (the finder is consulted after the normal ones)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,37 @@ MOVED = {
     "otbound.validity": "otbound.engine.validity",
 }
 """Old module path → where the module lives now."""
+
+
+MOVED_NAMES = {name: surface for surface, names in {
+    "otbound.engine": ["AUTO", "AllOf", "BallsInBinsEpoch", "BatchRelation", "Case",
+                       "CaseBound", "Component", "ConcreteConditionals", "ConstraintMatrix",
+                       "Copy", "CountAtLeast", "CountIs", "Coupling", "Derivation",
+                       "DrawIndependently", "EpochDerivation", "EpochStatement", "Everything",
+                       "GivenBranch", "GroupInsertionRemoval", "InsertInRandomOrder",
+                       "InsertIntoSteps", "InsertRemove", "InsertionRemoval", "InstanceGrid",
+                       "KFoldSubstitution", "MixtureBound", "MixtureProblem", "NeighbourPair",
+                       "Not", "Poisson", "PoissonEpoch", "PublicBranch",
+                       "RandomAllocationEpoch", "ReplaceGroup", "ReplaceRandomMember",
+                       "SearchedCoupling", "ShuffledEpoch", "SizeReference",
+                       "StructuralParameter", "Substitution", "SwapInRandomOrder",
+                       "SwapIntoSteps", "SymbolicConditionals", "TruncatedPoisson", "Variant",
+                       "Verdict", "WithReplacement", "WithoutReplacement", "ZeroOut",
+                       "contains_none", "contains_some", "count_partition",
+                       "instance_case_bound", "problem", "run_epoch", "search_instance",
+                       "statement", "symbolic_case_bound", "with_searched_couplings"],
+    "otbound.numerics": ["DerivedBound", "EpochSetting", "Mechanism", "NumericProblem", "Term"],
+    "otbound.accounting": ["CasePLDs", "JaxBMinSepSampling", "JaxBallsInBinsSampling",
+                           "JaxCyclicPoissonSampling", "JaxFixedBatchSampling",
+                           "JaxRandomAllocationSampling", "JaxUserSelection", "OpacusPoisson",
+                           "Sampler", "SamplerMismatchWarning", "SamplerPlan", "Step"],
+    "otbound.verify": ["VerifyReport"],
+    "otbound.audit": ["Claim", "Quantity", "Reference", "grid"],
+    "otbound.choices": ["SchemeKind"],
+    "otbound.errors": ["InternalError"],
+}.items() for name in names}
+"""Names ``otbound`` exported before its surface became what users call (issue 46) → the
+surface that has them now; ``otbound.NAME`` still loads them, with a ``DeprecationWarning``."""
 
 
 class MovedModules:

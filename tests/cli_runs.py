@@ -7,7 +7,7 @@ from otbound.cli import main
 # engine derives no bound for either case (and verify has nothing to sample: it is fast).
 BROKEN_COUPLINGS = """
     from dataclasses import replace
-    from otbound import Copy, Coupling
+    from otbound.engine import Copy, Coupling
     from otbound.engine.bundled import load_derivation
 
     base = load_derivation("001-prop-E.4")
@@ -30,8 +30,9 @@ def run_cli(capsys, *argv) -> tuple[int, str, str]:
 # inserting each group into one shared batch in a random order. It has no published statement.
 POISSON_TWO_SUBSTITUTION = """
     from fractions import Fraction
-    from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, InsertInRandomOrder,
-                         InstanceGrid, KFoldSubstitution, Poisson, Variant, count_partition)
+    from otbound.engine import (BatchRelation, Case, Copy, Coupling, Derivation,
+                                InsertInRandomOrder, InstanceGrid, KFoldSubstitution, Poisson,
+                                Variant, count_partition)
     from otbound.engine.symbols import r
 
     relation = KFoldSubstitution(2)
@@ -53,7 +54,7 @@ POISSON_TWO_SUBSTITUTION = """
 # independently drawn members of y_A1, so they may differ in two elements instead of one.
 INDEPENDENT_MEMBERS = """
     from dataclasses import replace
-    from otbound import Copy, Coupling, ReplaceRandomMember
+    from otbound.engine import Copy, Coupling, ReplaceRandomMember
     from otbound.engine.bundled import load_derivation
 
     base = load_derivation("001-thm-3.6")

@@ -1,6 +1,12 @@
 """The public API (issue 10): everything from ``import otbound``, choices checked by value, and
 units that cannot be confused."""
 
+import ast
+import importlib
+import pathlib
+import pkgutil
+import re
+
 import pytest
 from hand_written import poisson_problem
 
@@ -45,11 +51,11 @@ def test_misuse_names_the_argument_the_value_and_the_choices(call, fragments):
 def test_a_probability_cannot_pass_for_a_log_probability():
     problem = poisson_problem(0.1, 0, 1)
     with pytest.raises(otbound.InvalidSpecification, match="log_probability must be a logarithm"):
-        otbound.Term(0.5, problem)
+        otbound.numerics.Term(0.5, problem)
     with pytest.raises(otbound.InvalidSpecification, match="probability must be in"):
-        otbound.Term.of_probability(1.5, problem)
-    assert otbound.Term.of_probability(1.0, problem) == otbound.Term.of_log_probability(0.0,
-                                                                                         problem)
+        otbound.numerics.Term.of_probability(1.5, problem)
+    term = otbound.numerics.Term
+    assert term.of_probability(1.0, problem) == term.of_log_probability(0.0, problem)
 
 
 def test_terms_must_be_terms_not_tuples():
@@ -125,3 +131,87 @@ def test_calibrate_misuse_names_the_argument(kwargs, fragment):
     with pytest.raises(otbound.InvalidSpecification) as raised:
         otbound.calibrate(**arguments)
     assert fragment in str(raised.value)
+
+
+SURFACES = ("otbound", "otbound.engine", "otbound.numerics", "otbound.accounting",
+            "otbound.verify", "otbound.audit")
+"""The documented import paths (docs/api.md, docs/building_blocks.md), besides the modules the
+building blocks document whole."""
+WHOLE_MODULES = ("otbound.engine.symbols", "otbound.engine.truncated_latent")
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def test_the_top_level_is_what_users_call_each_name_with_an_example():
+    """At most 40 names, each in a doctested line of docs/api.md."""
+    examples = "\n".join(line for line in (ROOT / "docs" / "api.md").read_text().splitlines()
+                         if line.lstrip().startswith((">>>", "...")))
+    assert len(otbound.__all__) <= 40
+    assert [name for name in otbound.__all__
+            if not re.search(rf"\b{name}\b", examples)] == []
+
+
+@pytest.mark.parametrize("package", SURFACES[1:])
+def test_every_name_of_a_surface_loads_and_none_is_a_module_of_it(package):
+    """A name equal to a submodule's would be shadowed by that module once it is imported."""
+    surface = importlib.import_module(package)
+    modules = {info.name for info in pkgutil.iter_modules(surface.__path__)}
+    assert [name for name in surface.__all__ if getattr(surface, name, None) is None] == []
+    assert sorted(set(surface.__all__) & modules) == []
+
+
+def documented_paths() -> dict[str, set[str]]:
+    paths = {package: set(importlib.import_module(package).__all__) for package in SURFACES}
+    return paths | {module: set(importlib.import_module(module).__all__)
+                    for module in WHOLE_MODULES}
+
+
+def undocumented_imports(path: pathlib.Path, documented: dict[str, set[str]]) -> list[str]:
+    """``module.name`` of each ``from otbound… import name`` that is not a documented path."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("otbound"):
+            found += [f"{node.module}.{alias.name}" for alias in node.names
+                      if alias.name not in documented.get(node.module, set())]
+        elif isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names
+                      if alias.name.startswith("otbound") and alias.name not in documented]
+    return found
+
+
+def test_bundled_derivation_and_audit_files_import_only_documented_paths():
+    documented = documented_paths()
+    files = [*(ROOT / "derivations").glob("*.py"), *(ROOT / "audits").glob("*.py"),
+             *(ROOT / "docs" / "tutorial").glob("*.py"),
+             *(ROOT / "tests" / "audit_mutants").glob("*.py")]
+    assert len(files) > 50
+    assert {str(path.relative_to(ROOT)): found for path in files
+            if (found := undocumented_imports(path, documented))} == {}
+
+
+def test_a_derivation_file_written_against_the_old_top_level_still_loads(tmp_path):
+    """001 Thm. 4.1 as written before the engine's names left ``otbound``: it loads, with a
+    warning naming the new surface, and derives the same bound."""
+    from otbound.engine.bundled import SOURCE_TREE, load_file
+
+    source = (SOURCE_TREE / "thm_4_1.py").read_text()
+    old = tmp_path / "thm_4_1.py"
+    old.write_text(source.replace("from otbound.engine import (", "from otbound import ("))
+    assert old.read_text() != source
+    with pytest.warns(DeprecationWarning, match="import it from otbound.engine"):
+        loaded = load_file(old)
+    current = load_file(SOURCE_TREE / "thm_4_1.py")
+    assert loaded.name == current.name
+    assert ([(v.label, repr(v.cases)) for v in loaded.variants]
+            == [(v.label, repr(v.cases)) for v in current.variants])
+
+
+def test_a_moved_name_warns_and_is_the_same_object():
+    import otbound.engine
+
+    with pytest.warns(DeprecationWarning, match="otbound.Poisson has moved: import it from "
+                                                "otbound.engine"):
+        moved = otbound.Poisson
+    assert moved is otbound.engine.Poisson
+    assert "Poisson" not in otbound.__all__ and "Poisson" not in dir(otbound)
+    with pytest.raises(AttributeError, match="no attribute 'Poison'"):
+        otbound.Poison

@@ -68,7 +68,8 @@ def test_the_package_is_split_into_its_layers(graph):
     assert {_layer(m) for m in graph.modules} >= set(LAYERS)
     loose = sorted(m for m in graph.modules if _layer(m) is None)
     assert loose == ["otbound", "otbound.choices", "otbound.errors", "otbound.moved",
-                     "otbound.optional", "otbound.parallel", "otbound.progress"]
+                     "otbound.optional", "otbound.parallel", "otbound.progress",
+                     "otbound.surface"]
 
 
 def test_layers_import_only_downwards(graph):

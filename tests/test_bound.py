@@ -3,7 +3,8 @@ import math
 import pytest
 import sympy as sp
 
-from otbound import ConstraintMatrix, InvalidSpecification, problem, statement
+from otbound import InvalidSpecification
+from otbound.engine import ConstraintMatrix, problem, statement
 from otbound.engine.symbols import r
 
 LABELS = ("A1", "A2", "E1")

@@ -13,7 +13,8 @@ from fractions import Fraction
 import pytest
 from cli_runs import BROKEN_COUPLINGS, run_cli
 
-from otbound import Copy, Coupling, InstanceGrid, InvalidSpecification
+from otbound import InvalidSpecification
+from otbound.engine import Copy, Coupling, InstanceGrid
 from otbound.cli import main
 from otbound.engine.bundled import load_derivation
 from otbound.engine.conditionals import SizeReference
@@ -172,7 +173,7 @@ def test_grid_sizes_must_be_non_negative_integers(sizes):
 def test_grid_rate_outside_the_unit_interval_is_bad_input_on_the_command_line(capsys, tmp_path):
     path = write(tmp_path, "rate.py", """
         from dataclasses import replace
-        from otbound import InstanceGrid
+        from otbound.engine import InstanceGrid
         from otbound.engine.bundled import load_derivation
         from otbound.engine.symbols import r
         DERIVATION = replace(load_derivation("001-prop-E.4"), grid=InstanceGrid(range(1, 9), ({r: 5},)))
@@ -206,13 +207,13 @@ def test_verify_json_has_timings_only_when_asked(capsys, tmp_path):
 # --- no traceback for malformed files -------------------------------------------------------
 
 @pytest.mark.parametrize("source, message", [
-    ("", "does not define DERIVATION = otbound.Derivation(...)"),
-    ("x = 1\n", "does not define DERIVATION = otbound.Derivation(...)"),
-    ("DERIVATION = 42\n", "defines DERIVATION of type int, not otbound.Derivation"),
+    ("", "does not define DERIVATION = otbound.engine.Derivation(...)"),
+    ("x = 1\n", "does not define DERIVATION = otbound.engine.Derivation(...)"),
+    ("DERIVATION = 42\n", "defines DERIVATION of type int, not otbound.engine.Derivation"),
     ("def broken(:\n", "could not be loaded: SyntaxError: "),
     ("raise ValueError('first line\\nsecond line')\n",
      "could not be loaded: ValueError: first line second line"),
-    ("from otbound import Coupling\nCoupling('A1', (1,))\n", "could not be loaded: "),
+    ("from otbound.engine import Coupling\nCoupling('A1', (1,))\n", "could not be loaded: "),
 ])
 @pytest.mark.parametrize("command", ["derive", "verify"])
 def test_malformed_derivation_file_gives_one_line_and_exit_two(capsys, tmp_path, source, message,

@@ -7,7 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from otbound import BatchRelation, Copy, Coupling, DrawIndependently, instance_case_bound, run
+from otbound import run
+from otbound.engine import BatchRelation, Copy, Coupling, DrawIndependently, instance_case_bound
 from otbound.engine.bundled import load_derivation
 from otbound.engine.compatibility import SupportGeometry, find_compatibility_violation
 from otbound.engine.conditionals import ConcreteConditionals

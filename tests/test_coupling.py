@@ -6,7 +6,8 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from otbound import Copy, Coupling, InvalidSpecification, ReplaceGroup, ReplaceRandomMember
+from otbound import InvalidSpecification
+from otbound.engine import Copy, Coupling, ReplaceGroup, ReplaceRandomMember
 from otbound.engine.batches import BatchType, Content
 from otbound.engine.bundled import load_derivation
 from otbound.engine.conditionals import ConcreteConditionals, SymbolicConditionals

@@ -7,7 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from otbound import Case, CountIs, Everything, run
+from otbound import run
+from otbound.engine import Case, CountIs, Everything
 from otbound.cli import main
 from otbound.engine.bundled import load_derivation
 from otbound.engine.coupling_search import FOUND, INFEASIBLE, search_instance

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import pytest
 
-from otbound import Copy, Coupling, InsertInRandomOrder, ReplaceGroup, problem, statement
+from otbound.engine import Copy, Coupling, InsertInRandomOrder, ReplaceGroup, problem, statement
 from otbound.engine.bundled import bundled_derivations, load_derivation
 from otbound.engine.derivation import run
 from otbound.engine.symbols import N, q

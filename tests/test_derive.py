@@ -6,7 +6,8 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from otbound import AllOf, Case, Copy, CountIs, Coupling, InsertInRandomOrder, instance_case_bound
+from otbound.engine import (AllOf, Case, Copy, CountIs, Coupling, InsertInRandomOrder,
+                            instance_case_bound)
 from otbound.engine.bundled import load_derivation
 from otbound.engine.conditionals import ConcreteConditionals
 from otbound.engine.derivation import check_case

@@ -9,8 +9,9 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from otbound import (BallsInBinsEpoch, EpochStatement, InsertIntoSteps, InvalidSpecification,
-                     ShuffledEpoch, SwapIntoSteps, load_derivation, run)
+from otbound import InvalidSpecification, load_derivation, run
+from otbound.engine import (BallsInBinsEpoch, EpochStatement, InsertIntoSteps, ShuffledEpoch,
+                            SwapIntoSteps)
 from otbound.cli import main
 from otbound.engine.epoch_couplings import RECORD, component_label
 from otbound.engine.epoch_schemes import PoissonEpoch, held
@@ -201,8 +202,8 @@ def test_bad_epoch_requests_are_refused_clearly(capsys, argv, message):
 
 def test_a_derivation_file_with_a_broken_statement_is_reported_not_raised(tmp_path, capsys):
     path = tmp_path / "broken.py"
-    path.write_text("from otbound import (BallsInBinsEpoch, BatchRelation, EpochDerivation,\n"
-                    "                     InsertIntoSteps)\n"
+    path.write_text("from otbound.engine import (BallsInBinsEpoch, BatchRelation,\n"
+                    "                            EpochDerivation, InsertIntoSteps)\n"
                     "DERIVATION = EpochDerivation(name='broken', source='-', title='-',\n"
                     "    scheme=BallsInBinsEpoch, relation=BatchRelation.INSERTION_REMOVAL,\n"
                     "    coupling=InsertIntoSteps(), published=lambda T: {},\n"

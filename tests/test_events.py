@@ -1,7 +1,8 @@
 import pytest
 
-from otbound import (AllOf, CountAtLeast, CountIs, Everything, InvalidSpecification, Not,
-                     contains_none, contains_some, count_partition)
+from otbound import InvalidSpecification
+from otbound.engine import (AllOf, CountAtLeast, CountIs, Everything, Not, contains_none,
+                            contains_some, count_partition)
 from otbound.engine.batches import Content
 from otbound.engine.events import partition_defect
 

@@ -8,8 +8,9 @@ import pytest
 from cli_runs import run_cli
 from console_docs import ROOT
 
-from otbound import (Coupling, Derivation, DerivationFileError, DrawIndependently,
-                     InsertInRandomOrder, InvalidSpecification, ReplaceGroup, SwapInRandomOrder)
+from otbound import DerivationFileError, InvalidSpecification
+from otbound.engine import (Coupling, Derivation, DrawIndependently, InsertInRandomOrder,
+                            ReplaceGroup, SwapInRandomOrder)
 from otbound.engine.bundled import load_derivation
 
 TUTORIAL = ROOT / "docs" / "tutorial" / "poisson_substitution.py"

@@ -2,8 +2,9 @@ import math
 
 import pytest
 
-from otbound import (BatchRelation, GroupInsertionRemoval, InsertionRemoval, InsertRemove,
-                     InvalidSpecification, KFoldSubstitution, NeighbourPair, Substitution)
+from otbound import InvalidSpecification
+from otbound.engine import (BatchRelation, GroupInsertionRemoval, InsertRemove, InsertionRemoval,
+                            KFoldSubstitution, NeighbourPair, Substitution)
 from otbound.engine.relations import distance_between_supports, distance_to_support
 
 PLUS, DELTA = BatchRelation.INSERTION_REMOVAL, BatchRelation.SUBSTITUTION

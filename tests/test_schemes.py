@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import dataset_sizes, open_rates, rates
 
-from otbound import (InvalidSpecification, Poisson, TruncatedPoisson, WithoutReplacement,
-                     WithReplacement)
+from otbound import InvalidSpecification
+from otbound.engine import Poisson, TruncatedPoisson, WithReplacement, WithoutReplacement
 from otbound.engine.batches import Content, background
 from otbound.engine.schemes import as_fraction
 from otbound.engine.simplify import is_identically_zero

@@ -3,7 +3,8 @@
 from dataclasses import replace
 from fractions import Fraction
 
-from otbound import Copy, Coupling, InsertInRandomOrder, ReplaceRandomMember, Verdict, run
+from otbound import run
+from otbound.engine import Copy, Coupling, InsertInRandomOrder, ReplaceRandomMember, Verdict
 from otbound.engine.bundled import load_derivation
 from otbound.engine.conditionals import ConcreteConditionals, SymbolicConditionals
 from otbound.engine.symbols import q, r

@@ -168,7 +168,7 @@ def test_verify_exits_1_for_an_unsound_published_statement(capsys, tmp_path):
     path = write_derivation(tmp_path, "scaled", """
         from dataclasses import replace
         import sympy as sp
-        from otbound import problem, statement
+        from otbound.engine import problem, statement
         from otbound.engine.bundled import load_derivation
         from otbound.engine.symbols import r
 

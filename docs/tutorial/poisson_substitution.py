@@ -8,9 +8,9 @@ elements of ``g`` (for the A-side) and of ``g'`` (for the E-side) in a uniformly
 
 from fractions import Fraction
 
-from otbound import (BatchRelation, Case, Copy, Coupling, Derivation, InsertInRandomOrder,
-                     InstanceGrid, KFoldSubstitution, Poisson, StructuralParameter, Variant,
-                     count_partition)
+from otbound.engine import (BatchRelation, Case, Copy, Coupling, Derivation, InsertInRandomOrder,
+                            InstanceGrid, KFoldSubstitution, Poisson, StructuralParameter, Variant,
+                            count_partition)
 from otbound.engine.symbols import r
 
 

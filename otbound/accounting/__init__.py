@@ -12,4 +12,29 @@
   :mod:`~otbound.accounting.posthoc` (group privacy after the K = 1 bound, 003 App. C.1.4).
 * :mod:`~otbound.accounting.calibrate` — the search for the noise, steps or rate that meet a
   target (ε, δ).
+
+Its surface (docs/building_blocks.md, generated): what ``otbound`` gives users, and the steps,
+per-case PLDs and sampler descriptions beside them.
 """
+
+from otbound.surface import surface
+
+EXPORTS = {
+    "otbound.accounting.steps": ["Step", "subsampled_step"],
+    "otbound.accounting.truncated": ["TruncatedPoissonSetting"],
+    "otbound.accounting.accountant": ["Guarantee", "compose"],
+    "otbound.accounting.guarantees": ["account"],
+    "otbound.accounting.calibrate": ["Calibration"],
+    "otbound.accounting.running": ["RunningAccountant"],
+    "otbound.accounting.case_plds": ["CasePLDs", "step_pld"],
+    "otbound.accounting.dp_events": ["DpEventAccountant", "OtboundStepEvent"],
+    "otbound.accounting.samplers": ["JaxBallsInBinsSampling", "JaxBMinSepSampling",
+                                    "JaxCyclicPoissonSampling", "JaxFixedBatchSampling",
+                                    "JaxRandomAllocationSampling", "JaxUserSelection",
+                                    "OpacusPoisson", "Sampler", "SamplerMismatchWarning",
+                                    "SamplerPlan", "TorchLoader"],
+}
+"""Module → the names it gives the accounting's surface (not ``calibrate``, which is also the
+name of a module here: ``otbound.calibrate``)."""
+
+__all__, __getattr__, __dir__ = surface(__name__, EXPORTS)

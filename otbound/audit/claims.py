@@ -1,7 +1,7 @@
 """A published amplification bound as data: the claim, where it is claimed, and what to hold it to.
 
-An audit entry is a Python file in ``audits/`` that defines ``CLAIM = otbound.Claim(...)``. The
-claim is a formula written from the paper's statement: ``claimed(point)`` gives the claimed
+An audit entry is a Python file in ``audits/`` that defines ``CLAIM = otbound.audit.Claim(...)``.
+The claim is a formula written from the paper's statement: ``claimed(point)`` gives the claimed
 ``ε(α)`` (an RDP curve), ``δ(ε)`` (a privacy profile) or ``ε(δ)`` at one point of its grid.
 ``reference(point)`` gives what otbound knows about the same quantity for the same setting: a
 sound upper bound, and the exact divergence of a concrete construction (datasets and mechanism)

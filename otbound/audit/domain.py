@@ -20,6 +20,7 @@ import numpy as np
 from otbound.errors import InvalidSpecification
 
 Point = Mapping[str, float]
+"""One point of a claim's grid or domain: parameter name → value."""
 
 
 @dataclass(frozen=True)
@@ -96,10 +97,14 @@ class Span:
 
 
 def real(name: str, low: float, high: float, log: bool = True) -> Span:
+    """A real parameter in ``[low, high]``, searched on a log scale (linearly with
+    ``log=False``)."""
     return Span(name, low, high, integer=False, log=log)
 
 
 def integer(name: str, low: int, high: int, log: bool = True) -> Span:
+    """An integer parameter in ``[low, high]``, searched on a log scale (linearly with
+    ``log=False``)."""
     return Span(name, low, high, integer=True, log=log)
 
 

@@ -71,7 +71,7 @@ def resolve(coupling: object, labels: tuple[str, ...], case_name: str):
     if isinstance(coupling, str):
         if coupling != AUTO_NAME:
             raise InvalidSpecification(
-                f"case {case_name!r}: coupling must be a Coupling, otbound.AUTO or "
+                f"case {case_name!r}: coupling must be a Coupling, otbound.engine.AUTO or "
                 f"{AUTO_NAME!r}, got {coupling!r}")
         coupling = AUTO
     if isinstance(coupling, SearchedCoupling):

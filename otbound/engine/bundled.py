@@ -1,7 +1,8 @@
 """Finding and loading derivation files.
 
 A derivation file is a Python file that defines a module-level ``DERIVATION`` (an
-:class:`otbound.Derivation`, or an :class:`otbound.EpochDerivation` for an epoch-level scheme).
+:class:`otbound.engine.Derivation`, or an :class:`otbound.engine.EpochDerivation` for an
+epoch-level scheme).
 The catalogue is the folder named by the environment variable ``OTBOUND_DERIVATIONS``, else the
 repository's top-level ``derivations/`` folder: installed, it is the subpackage
 ``otbound.derivations`` (pyproject.toml maps the folder there); in a source checkout without that
@@ -60,7 +61,8 @@ def load_definition(path: Path, attribute: str, kind: type | tuple[type, ...], w
     none or the file fails.
     """
     kinds = kind if isinstance(kind, tuple) else (kind,)
-    names = " or ".join(f"otbound.{k.__name__}" for k in kinds)
+    paths = [f"{'.'.join(k.__module__.split('.')[:2])}.{k.__name__}" for k in kinds]
+    names = " or ".join(paths)   # as documented: otbound.engine.Derivation, otbound.audit.Claim
     if not path.is_file():
         raise error(f"{what} file {str(path)!r} does not exist")
     if path.suffix != ".py":
@@ -78,7 +80,7 @@ def load_definition(path: Path, attribute: str, kind: type | tuple[type, ...], w
                     f"{_one_line(failure)}") from failure
     if not hasattr(module, attribute):
         raise error(f"{what} file {str(path)!r} does not define {attribute} = "
-                    + " or ".join(f"otbound.{k.__name__}(...)" for k in kinds))
+                    + " or ".join(f"{path}(...)" for path in paths))
     value = getattr(module, attribute)
     if not isinstance(value, kinds):
         raise error(f"{what} file {str(path)!r} defines {attribute} of type "

@@ -37,7 +37,7 @@ class SizeReference(Enum):
 class Case:
     """A neighbouring pair with its two event partitions and a coupling (001 Thm. 3.4).
 
-    The coupling is a generative :class:`Coupling`, or ``"auto"`` / ``otbound.AUTO`` (a
+    The coupling is a generative :class:`Coupling`, or ``"auto"`` / ``otbound.engine.AUTO`` (a
     :class:`SearchedCoupling`) to have one found by linear programming on each instance."""
 
     pair: NeighbourPair

@@ -284,7 +284,7 @@ def _searched_variant(variant):
 
 
 def searched_case(case: Case) -> Case:
-    """``case`` with its coupling replaced by :data:`otbound.AUTO` (reference kept)."""
+    """``case`` with its coupling replaced by :data:`otbound.engine.AUTO` (reference kept)."""
     if isinstance(case.coupling, SearchedCoupling):
         return case
     reference = case.coupling.reference

@@ -105,7 +105,7 @@ class Variant:
             if not isinstance(made, MixtureBound):
                 raise DerivationFileError(
                     f"variant {self.label!r}: its published statement must build an "
-                    f"otbound.MixtureBound, got {type(made).__name__}")
+                    f"otbound.engine.MixtureBound, got {type(made).__name__}")
             object.__setattr__(self, "published", made)
         return self.published
 
@@ -225,7 +225,7 @@ class Derivation:
                             lambda: self.variant_for(**checked))
         if not isinstance(variant, Variant):
             raise DerivationFileError(f"{self.where}: variant_for({arguments}) must return an "
-                                      f"otbound.Variant, got {type(variant).__name__}")
+                                      f"otbound.engine.Variant, got {type(variant).__name__}")
         chosen = copy.copy(self)   # the grid is unchanged: no need to check it again
         object.__setattr__(chosen, "variants", (variant,))
         return chosen

@@ -6,6 +6,8 @@ published by plain symbolic subtraction.
 
 import sympy as sp
 
+__all__ = ["r", "q", "N", "n", "m", "B"]
+
 r = sp.Symbol("r", positive=True)
 """Poisson sampling rate, 0 < r < 1."""
 

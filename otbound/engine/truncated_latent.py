@@ -22,18 +22,27 @@ from otbound.engine.public_branch import GivenBranch
 from otbound.engine.schemes import TruncatedPoisson
 from otbound.engine.symbols import B, N, r
 
+__all__ = ["SCHEME", "w", "q_trunc", "DEFINITIONS", "SIZE_REFERENCE", "GRID", "REMARK",
+           "filled_branches"]
+
 w = sp.Symbol("w", nonnegative=True)
 """``P[T]``, the branch probability."""
 q_trunc = sp.Symbol("q_trunc", nonnegative=True)
 """``q̃``: the chance that the special record is in the batch given ``T``."""
 SCHEME = TruncatedPoisson(r, B)
+"""Truncated Poisson sampling at rate ``r`` with batches of at most ``B`` records."""
 DEFINITIONS = {w: SCHEME.fill_probability(N), q_trunc: SCHEME.inclusion_when_filled(N)}
+"""``w`` and ``q̃`` in closed form, in the larger dataset size ``N`` of the pair."""
 GRID = InstanceGrid(range(1, 9), tuple({r: Fraction(*p), B: b}
                                        for p, b in (((1, 2), 1), ((1, 3), 2), ((2, 5), 3))))
+"""The instances on which the engine checks the three derivations exactly: ``N = 1, …, 8`` at
+three pairs ``(r, B)``."""
 SIZE_REFERENCE = SizeReference.LARGER
+"""The bounds are stated in the pair's larger dataset size."""
 REMARK = ("The branch probability w and the rate q̃ (q_trunc) are symbols of the bound; their "
           "closed forms are checked exactly on every instance, and the numbers evaluate them "
           "from r, B and N (regularised incomplete beta functions) to 40 significant digits.")
+"""What the three derivations' reports say of ``w`` and ``q̃``."""
 
 
 def filled_branches(untruncated: tuple[Case, ...],

@@ -1,0 +1,21 @@
+"""The numbers: settings and mechanisms, a derived bound's numeric problems, and RDP and (ε, δ)
+of one step by method (tight, agnostic, post-hoc), every value with its rounding error bounded.
+Its surface (docs/building_blocks.md, generated) is what ``otbound`` gives users and the types
+they meet."""
+
+from otbound.surface import surface
+
+EXPORTS = {
+    "otbound.numerics.settings": ["Subsampling"],
+    "otbound.numerics.epoch_settings": ["BallsInBins", "EpochSetting", "RandomAllocation",
+                                        "ShuffledBatches"],
+    "otbound.numerics.mechanisms": ["Mechanism", "gaussian", "laplace", "randomized_response"],
+    "otbound.numerics.derived": ["DerivedBound", "DerivedSetting", "derive_bound"],
+    "otbound.numerics.problems": ["NumericProblem", "Term"],
+    "otbound.numerics.one_step": ["adp", "rdp"],
+    "otbound.numerics.rounding": ["NumericBound"],
+    "otbound.numerics.shuffling": ["shuffled_lower_bound"],
+}
+"""Module → the names it gives the numerics' surface."""
+
+__all__, __getattr__, __dir__ = surface(__name__, EXPORTS)

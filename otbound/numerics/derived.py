@@ -83,7 +83,7 @@ def _no_bound_reason(report) -> str:
         return (f"its coupling is not d_Y-compatible (001 Def. D.4) "
                 f"{report.violation.describe()}, and the bound is read off the instances only "
                 "for a d_Y-compatible coupling; let otbound search for one of the same events "
-                "(coupling=otbound.AUTO in the case; try it with `otbound derive FILE "
+                "(coupling=otbound.engine.AUTO in the case; try it with `otbound derive FILE "
                 "--coupling auto`)")
     return (report.bound_note or "no bound was derived") + "; `otbound derive` shows why"
 

@@ -10,4 +10,13 @@
   family (densities, tails, samplers, ball-arithmetic envelopes), registered by family name.
 * :mod:`~otbound.verify.checks` — tightness, soundness search, Monte Carlo and mutation checks.
 * :mod:`~otbound.verify.verification` — everything for one derivation, as a report.
+
+Its surface (docs/building_blocks.md, generated): ``verify_derivation`` and its report.
 """
+
+from otbound.surface import surface
+
+EXPORTS = {"otbound.verify.verification": ["VerifyReport", "verify_derivation"]}
+"""Module → the names it gives the verifier's surface."""
+
+__all__, __getattr__, __dir__ = surface(__name__, EXPORTS)

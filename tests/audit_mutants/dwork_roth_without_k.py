@@ -3,10 +3,8 @@
 import math
 from dataclasses import replace
 
-from otbound.audit.catalog import catalogue_entry
-from otbound.numerics.mechanisms import gaussian
-from otbound.numerics.one_step import adp
-from otbound.numerics.settings import Subsampling
+from otbound import Subsampling, adp, gaussian
+from otbound.audit import catalogue_entry
 
 
 def claimed(point) -> float:

@@ -6,8 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from otbound.audit.catalog import catalogue_entry
-from otbound.audit.domain import Domain, real
+from otbound.audit import Domain, catalogue_entry, real
 
 
 def claimed(point) -> float:

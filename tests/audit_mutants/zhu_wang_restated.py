@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import mpmath as mp
 
-from otbound.audit.catalog import catalogue_entry
+from otbound.audit import catalogue_entry
 
 
 def claimed(point) -> float:

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from otbound.audit.catalog import catalogue_entry
+from otbound.audit import catalogue_entry
 
 
 def claimed(point) -> float:
