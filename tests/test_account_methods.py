@@ -120,3 +120,27 @@ def test_account_prints_the_per_step_bound_that_won(capsys):
     code, out, _ = run_cli(capsys, "account", *WOR, "--method", "agnostic", "--accountant", "rdp",
                            "--json")
     assert json.loads(out)["bound_used"] == ["Wang et al. 2019 Thm. 9 and 27"]
+
+
+WOR_PAIR = Subsampling("wor", batch_size=10, dataset_size=100, substitutions=2)
+"""Issue 46: post-hoc for two substitutions without replacement was refused at α = 2 with
+"covers orders up to 256; got 20000" (an order of its own search, not the user's)."""
+
+
+@pytest.mark.slow
+def test_posthoc_without_replacement_for_two_substitutions_answers_at_order_two():
+    """The answer is a bound on a group of two, so at least the K = 1 bound's lower end."""
+    (posthoc,) = one_step_rdp(WOR_PAIR, gaussian(1.0), "posthoc", [2.0])
+    single = Subsampling("wor", batch_size=10, dataset_size=100, substitutions=1)
+    (one,) = one_step_rdp(single, gaussian(1.0), "tight", [2.0])
+    assert one.value - one.error <= posthoc.value < 1.0
+
+
+def test_posthoc_without_replacement_names_the_orders_it_covers(capsys):
+    """Above order 128 the K = 1 certificate (orders up to 256) cannot serve a group of two: the
+    refusal names the user's order and the range, before anything is certified."""
+    code, _, err = run_cli(capsys, "rdp", "--scheme", "wor", "--batch-size", "10",
+                           "--dataset-size", "100", "--substitutions", "2", "--mechanism",
+                           "gaussian", "--sigma", "1", "--alpha", "200", "--method", "posthoc")
+    assert code == 2
+    assert "alpha up to 128, got 200" in err and "20000" not in err

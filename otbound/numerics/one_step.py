@@ -40,7 +40,7 @@ from otbound.numerics.renyi import check_orders, log_psi_curve
 from otbound.numerics.rounding import EPS, SMALLEST, Bounds, NumericBound, maximum, minimum
 from otbound.numerics.settings import Subsampling, unit_of
 from otbound.numerics.solvers import Basis, How
-from otbound.numerics.three_point import ThreePointMaximum
+from otbound.numerics.three_point import MAX_ORDER, ThreePointMaximum
 from otbound.parallel import mapped
 
 if TYPE_CHECKING:
@@ -341,9 +341,26 @@ def _posthoc_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
 
     if depth == 0:
         return group(alphas)
+    highest = min(MAX_ALPHA, _highest_tight_order(single, mechanism) / 2 ** depth)
+    if alphas.max() > highest:
+        raise UnsupportedOperation(
+            f"the post-hoc bound for a group of {size} reads the K = 1 bound at {2 ** depth} "
+            f"times the order, and the K = 1 bound here (001 Thm. 3.6's certified three-point "
+            f"maximum) covers orders up to {highest * 2 ** depth:g}: alpha up to {highest:g}, "
+            f"got {alphas.max():g}; use method 'tight' or 'agnostic' for larger orders")
     best = _minimiser(lambda t: group(1 + np.exp(t)).upper, math.log(1e-3),
-                      math.log(MAX_ALPHA - 1))
+                      math.log(highest - 1))
     return group(np.maximum(alphas, 1 + math.exp(best)))
+
+
+def _highest_tight_order(setting, mechanism: Mechanism) -> float:
+    """The largest order at which :func:`_tight_rdp` gives the setting's own bound without
+    comparing it: the certified three-point maximum's enclosures stop at
+    :data:`~otbound.numerics.three_point.MAX_ORDER`; other dominating pairs cover every order."""
+    branches, _ = solved(setting, mechanism, Quantity.RDP)
+    enclosed = any(isinstance(pair, ThreePointMaximum)
+                   for case in branches for _, pairs in case for pair in pairs)
+    return float(MAX_ORDER) if enclosed else math.inf
 
 
 def _mironov_group(curve, alphas: np.ndarray, depth: int) -> Bounds:
