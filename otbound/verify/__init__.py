@@ -8,6 +8,10 @@
 * :mod:`~otbound.verify.montecarlo` — sampling the real subsampled mechanism.
 * :mod:`~otbound.verify.noise_references` — the verifier's own implementation of each noise
   family (densities, tails, samplers, ball-arithmetic envelopes), registered by family name.
-* :mod:`~otbound.verify.checks` — tightness, soundness search, Monte Carlo and mutation checks.
+* :mod:`~otbound.verify.checks` — one instance of a derivation case, and the rows the checks
+  report; the checks themselves: :mod:`~otbound.verify.tightness`,
+  :mod:`~otbound.verify.soundness` (the soundness search),
+  :mod:`~otbound.verify.monte_carlo_check`, :mod:`~otbound.verify.mutations` and
+  :mod:`~otbound.verify.published_statements`.
 * :mod:`~otbound.verify.verification` — everything for one derivation, as a report.
 """

@@ -23,11 +23,14 @@ from otbound.numerics.mechanisms import (AdditiveNoise, Mechanism, RandomizedRes
                                          laplace)
 from otbound.numerics.solvers import solve
 from otbound.verify.checks import (RELATIVE_TOLERANCE, TRIVIAL_MEANING, UNINFORMATIVE_MEANING,
-                                   Finding, Instance, check_monte_carlo, check_mutations,
-                                   check_published_statement, check_soundness, check_tightness,
-                                   random_function, worst_case_constructions, worst_function)
+                                   Finding, Instance)
 from otbound.verify.epoch_montecarlo import EpochVerifyReport, verify_epoch
 from otbound.verify.independent_mc import DEFAULT_DRAWS, check_independent_mc
+from otbound.verify.monte_carlo_check import check_monte_carlo
+from otbound.verify.mutations import check_mutations
+from otbound.verify.published_statements import check_published_statement, worst_case_constructions
+from otbound.verify.soundness import check_soundness, random_function
+from otbound.verify.tightness import check_tightness, worst_function
 
 MECHANISMS = (RandomizedResponse(0.75), gaussian(1.0), laplace(1.0))
 ALPHAS, EPSILONS = (2.0, 8.0), (0.5, 2.0)
@@ -425,9 +428,10 @@ def verify_derivation(derivation: Derivation | DerivationReport, max_n: int = 6,
 
     A published statement is checked on the same instances, case by case (its case of the same
     name): the exact divergence of the derived bound's worst-case constructions
-    (:func:`~otbound.verify.checks.check_published_statement`) and a soundness search seeded
-    with them must stay below it; an unsound statement fails the report. ``published`` in the
-    report lists every symbolic difference and the ratios published/derived.
+    (:func:`~otbound.verify.published_statements.check_published_statement`) and a soundness
+    search seeded with them must stay below it; an unsound statement fails the report.
+    ``published`` in the report lists every symbolic difference and the ratios
+    published/derived.
     """
     seed = _integer("seed", seed, 0)
     samples = _integer("samples", samples, 1, MAX_SAMPLES)
