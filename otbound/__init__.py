@@ -67,7 +67,8 @@ _EXPORTS = {
                                     "JaxRandomAllocationSampling", "JaxUserSelection",
                                     "OpacusPoisson", "Sampler", "SamplerMismatchWarning",
                                     "SamplerPlan", "TorchLoader"],
-    "otbound.verify.verification": ["VerifyReport", "verify_derivation"],
+    "otbound.verify.verification": ["verify_derivation"],
+    "otbound.verify.verify_report": ["VerifyReport"],
     "otbound.audit.claims": ["Claim", "Reference", "grid"],
     "otbound.audit.judge": ["run_audits"],
 }

@@ -24,7 +24,8 @@ from otbound.verify.checks import (TRIVIAL_MEANING, UNINFORMATIVE_MEANING, Findi
 from otbound.verify.mutations import check_mutations
 from otbound.verify.soundness import check_soundness, random_function, search_soundness
 from otbound.verify.tightness import check_tightness, worst_function
-from otbound.verify.verification import VerifyReport, instances, verify_derivation
+from otbound.verify.verification import instances, verify_derivation
+from otbound.verify.verify_report import VerifyReport
 
 ONE_STEP = [(path, d) for path, d in bundled_derivations() if not isinstance(d, EpochDerivation)]
 """The one-step derivations (epoch-level ones: tests/test_epoch_derivations.py)."""

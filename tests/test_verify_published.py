@@ -18,7 +18,8 @@ from otbound.engine.epoch_derivation import EpochDerivation
 from otbound.engine.symbols import r
 from otbound.numerics.mechanisms import gaussian
 from otbound.verify.published_statements import McShaneFunction, worst_case_constructions
-from otbound.verify.verification import PublishedComparison, instances, smallest_max_n, verify_derivation
+from otbound.verify.verification import instances, smallest_max_n, verify_derivation
+from otbound.verify.verify_report import PublishedComparison
 
 # 001 Thm. 4.1 with K = 1 as published: y1 = y3, d(y1, y2) <= 1, weights 1 - r and r.
 AS_PUBLISHED = {("y3", "y1"): 0, ("y1", "y2"): 1}

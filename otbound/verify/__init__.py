@@ -13,5 +13,6 @@
   :mod:`~otbound.verify.soundness` (the soundness search),
   :mod:`~otbound.verify.monte_carlo_check`, :mod:`~otbound.verify.mutations` and
   :mod:`~otbound.verify.published_statements`.
-* :mod:`~otbound.verify.verification` — everything for one derivation, as a report.
+* :mod:`~otbound.verify.verification` — everything for one derivation, as a report
+  (:mod:`~otbound.verify.verify_report`).
 """
