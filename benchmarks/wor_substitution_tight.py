@@ -32,7 +32,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from otbound.numerics import three_point as tp
+from otbound.numerics import three_point_balls as tp_balls
+from otbound.numerics import three_point_certificate as tp_certificate
+from otbound.numerics import three_point_formula as tp_formula
+from otbound.numerics import three_point_search as tp_search
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.one_step import rdp
 from otbound.numerics.settings import Subsampling
@@ -54,13 +57,14 @@ def relaxed(q: int, n: int, sigma: float, alphas: list[float]) -> list[float]:
     """The relaxed pattern (``d(y₂, y₄) ≤ 2``, what otbound printed before the three-point
     solver): its worst case, the collinear-opposite means, in ball arithmetic (upper end)."""
     w = Fraction(q, n)
-    return [tp.triangle_log_psi_ball(tp.OPPOSITE, w, int(a), sigma)[1] / (a - 1) for a in alphas]
+    return [tp_balls.triangle_log_psi_ball(tp_formula.OPPOSITE, w, int(a), sigma)[1] / (a - 1)
+            for a in alphas]
 
 
-def worst_name(triangle: tp.Triangle) -> str:
-    if triangle == tp.EQUILATERAL:
+def worst_name(triangle: tp_formula.Triangle) -> str:
+    if triangle == tp_formula.EQUILATERAL:
         return "equilateral"
-    if triangle == tp.REMOVAL:
+    if triangle == tp_formula.REMOVAL:
         return "removal"
     return f"a={triangle.a:.3f} b={triangle.b:.3f} rho={triangle.rho:.3f}"
 
@@ -75,7 +79,7 @@ def evidence() -> None:
         for sigma in (0.5, 1.0, 2.0, 4.0):
             cells = []
             for alpha in alphas:
-                found = tp.search_triangles(w, alpha, sigma, starts=3)
+                found = tp_search.search_triangles(w, alpha, sigma, starts=3)
                 best = max(found.equilateral, found.removal)
                 excess = max(excess, (found.log_psi - best) / abs(best))
                 cells.append("E" if found.equilateral >= found.removal else "R")
@@ -91,7 +95,8 @@ EVERY_ORDER_HEADER = "| σ | slowest order | its time | orders over 0.5 s | all 
 
 def every_order(sigmas: list[float]) -> None:
     """The cost of the certificate at every integer order 2–256, one row per σ."""
-    tp.certify_triangle(EVERY_ORDER_W, 2, 0.8)   # loads the imports (σ not in the table)
+    # loads the imports (σ not in the table)
+    tp_certificate.certify_triangle(EVERY_ORDER_W, 2, 0.8)
     print(EVERY_ORDER_HEADER)
     print("|---|---|---|---|---|")
     for sigma in sigmas:
@@ -107,7 +112,7 @@ def certificate_costs(sigma: float) -> tuple[dict[int, float], dict[int, int]]:
     seconds, boxes = {}, {}
     for order in EVERY_ORDER:
         start = time.perf_counter()
-        boxes[order] = tp.certify_triangle(EVERY_ORDER_W, order, sigma).boxes
+        boxes[order] = tp_certificate.certify_triangle(EVERY_ORDER_W, order, sigma).boxes
         seconds[order] = time.perf_counter() - start
     return seconds, boxes
 
@@ -159,7 +164,7 @@ def main() -> None:
         theirs = wang_et_al(args.q, args.n, sigma, alphas)
         for i, alpha in enumerate(alphas):
             start = time.perf_counter()
-            certificate = tp.certify_triangle(w, int(alpha), sigma)
+            certificate = tp_certificate.certify_triangle(w, int(alpha), sigma)
             seconds = time.perf_counter() - start
             low, high = certificate.epsilon
             cells = [f"{alpha:g}", f"{low:.6g}", f"{high:.6g}", f"{loose[i]:.6g}",

@@ -137,6 +137,18 @@ def test_the_commands_are_flags_then_one_call_then_text():
     assert len(cli.read_text().splitlines()) <= 450
 
 
+MAX_MODULE_LINES = 600
+"""The most lines a module may have (issue 46 item 6): one concept per module, split by concept
+before it grows into a catalogue (../shared/STYLE.md, "What to avoid" 8)."""
+
+
+def test_no_module_is_longer_than_the_limit():
+    root = pathlib.Path(otbound.__file__).parent
+    lengths = {str(path.relative_to(root)): len(path.read_text().splitlines())
+               for path in sorted(root.rglob("*.py"))}
+    assert {path: n for path, n in lengths.items() if n > MAX_MODULE_LINES} == {}
+
+
 def test_which_divergence_is_one_quantity_enum():
     """``Quantity`` is the only spelling of "which number" (issue 25): no function takes it as a
     flag (``renyi``), every ``quantity`` parameter is a ``Quantity``, and no other class has

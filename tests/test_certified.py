@@ -14,7 +14,8 @@ import pytest
 from cli_runs import run_cli
 
 from otbound.errors import UnsupportedOperation
-from otbound.numerics.certified import certified_delta, certified_log_psi
+from otbound.numerics.certified_hockey_stick import certified_delta
+from otbound.numerics.certified_renyi import certified_log_psi
 from otbound.numerics.hockey_stick import hockey_stick_curve
 from otbound.numerics.mechanisms import gaussian, laplace, randomized_response
 from otbound.numerics.one_step import adp, rdp, tight_branches

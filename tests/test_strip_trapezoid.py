@@ -11,7 +11,9 @@ import mpmath
 import pytest
 from hypothesis import given, strategies as st
 
-from otbound.numerics import strip_trapezoid, three_point as tp
+from otbound.numerics import strip_trapezoid
+from otbound.numerics import three_point_balls as tp_balls
+from otbound.numerics import three_point_formula as tp_formula
 
 
 @given(st.floats(0.001, 0.999), st.floats(0.0, 50.0), st.floats(-3.1, 3.1))
@@ -41,7 +43,7 @@ def _value(terms, beta: float, w: Fraction, order: int, grid):
 
     rest = 1 - arb(w.numerator) / w.denominator
     balls = [(arb(c), arb(v)) for c, v in terms]
-    return tp._trapezoid_value(grid, balls, arb(beta), rest, order)
+    return tp_balls._trapezoid_value(grid, balls, arb(beta), rest, order)
 
 
 def _ends(ball) -> tuple[float, float]:
@@ -119,7 +121,7 @@ def _configurations(count: int):
     rng = random.Random(7)
     for _ in range(count):
         a, b = rng.random(), rng.random()
-        yield tp.Triangle(a, b, rng.uniform(max(-a * b, (a * a + b * b - 1) / 2), a * b))
+        yield tp_formula.Triangle(a, b, rng.uniform(max(-a * b, (a * a + b * b - 1) / 2), a * b))
 
 
 @pytest.mark.parametrize("w, sigma, alpha", [(Fraction(256, 60000), 1.0, 8),
@@ -129,10 +131,10 @@ def test_trapezoid_and_adaptive_enclosures_agree(w, sigma, alpha, monkeypatch):
     """The trapezoid enclosure against ``acb.integral``'s (used where a grid would be too
     long, forced here): both rigorous, so they must overlap; the trapezoid one is narrow."""
     for triangle in _configurations(4):
-        low, high = tp.triangle_log_psi_ball(triangle, w, alpha, sigma)
+        low, high = tp_balls.triangle_log_psi_ball(triangle, w, alpha, sigma)
         with monkeypatch.context() as patch:
-            patch.setattr(tp, "_TERM_EVALUATIONS", 0)
-            other = tp.triangle_log_psi_ball(triangle, w, alpha, sigma)
+            patch.setattr(tp_balls, "_TERM_EVALUATIONS", 0)
+            other = tp_balls.triangle_log_psi_ball(triangle, w, alpha, sigma)
         assert low <= other[1] and other[0] <= high
         assert high - low <= 1e-12 * max(1.0, abs(high))
 
@@ -146,14 +148,15 @@ def test_slope_enclosures_hold_point_slopes_on_wide_boxes(sigma, alpha):
     w = Fraction(256, 60000)
     for side in (1.0, 0.5, 0.125):
         a0, b0 = rng.uniform(0, 1 - side), rng.uniform(0, 1 - side)
-        corner = tp.Triangle(a0 + side, b0 + side, tp.surface_rho(a0 + side, b0 + side))
-        scale = tp.triangle_log_psi(corner, float(w), alpha, sigma)[0]
-        slopes = tp.surface_gradient_ball((a0, a0 + side), (b0, b0 + side), w, alpha, sigma,
-                                          scale)
+        corner = tp_formula.Triangle(a0 + side, b0 + side,
+                                     tp_formula.surface_rho(a0 + side, b0 + side))
+        scale = tp_formula.triangle_log_psi(corner, float(w), alpha, sigma)[0]
+        slopes = tp_balls.surface_gradient_ball((a0, a0 + side), (b0, b0 + side), w, alpha, sigma,
+                                                scale)
         assert all(math.isfinite(float(s.rad())) for s in slopes)
         for _ in range(10):
             a, b = rng.uniform(a0, a0 + side), rng.uniform(b0, b0 + side)
-            value, d_a, d_b = tp.surface_log_gradient(a, b, float(w), alpha, sigma)
+            value, d_a, d_b = tp_formula.surface_log_gradient(a, b, float(w), alpha, sigma)
             for exact, ball in zip((d_a, d_b), slopes):
                 exact *= math.exp(value - scale)   # e^{−scale} ∂G = e^{log G − scale} ∂ log G
                 slack = 1e-9 * abs(exact) + 1e-15
@@ -165,11 +168,11 @@ def test_trapezoid_and_adaptive_slope_enclosures_agree(monkeypatch):
     overlap, and the trapezoid's is no wider than a tenth of the slope."""
     w, alpha, sigma = Fraction(256, 60000), 8, 1.0
     a, b = (0.9, 0.9 + 2 ** -10), (0.6, 0.6 + 2 ** -10)
-    scale = tp.triangle_log_psi(tp.Triangle(a[1], b[1], tp.surface_rho(a[1], b[1])), float(w),
-                                alpha, sigma)[0]
-    trapezoid = tp.surface_gradient_ball(a, b, w, alpha, sigma, scale)
-    monkeypatch.setattr(tp, "_TERM_EVALUATIONS", 0)
-    adaptive = tp.surface_gradient_ball(a, b, w, alpha, sigma, scale)
+    corner = tp_formula.Triangle(a[1], b[1], tp_formula.surface_rho(a[1], b[1]))
+    scale = tp_formula.triangle_log_psi(corner, float(w), alpha, sigma)[0]
+    trapezoid = tp_balls.surface_gradient_ball(a, b, w, alpha, sigma, scale)
+    monkeypatch.setattr(tp_balls, "_TERM_EVALUATIONS", 0)
+    adaptive = tp_balls.surface_gradient_ball(a, b, w, alpha, sigma, scale)
     for mine, other in zip(trapezoid, adaptive):
         assert other.is_finite() and mine.overlaps(other)
         assert float(mine.rad()) <= 0.1 * abs(float(mine.mid()))

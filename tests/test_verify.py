@@ -20,9 +20,12 @@ from otbound.engine.symbols import q, r
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
 from otbound.verify import divergence
 from otbound.verify.checks import (TRIVIAL_MEANING, UNINFORMATIVE_MEANING, Finding, Instance,
-                                   SearchTally, check_mutations, check_soundness, check_tightness,
-                                   random_function, search_soundness, worst_function)
-from otbound.verify.verification import VerifyReport, instances, verify_derivation
+                                   SearchTally)
+from otbound.verify.mutations import check_mutations
+from otbound.verify.soundness import check_soundness, random_function, search_soundness
+from otbound.verify.tightness import check_tightness, worst_function
+from otbound.verify.verification import instances, verify_derivation
+from otbound.verify.verify_report import VerifyReport
 
 ONE_STEP = [(path, d) for path, d in bundled_derivations() if not isinstance(d, EpochDerivation)]
 """The one-step derivations (epoch-level ones: tests/test_epoch_derivations.py)."""

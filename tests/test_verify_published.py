@@ -17,8 +17,9 @@ from otbound.engine.derivation import run
 from otbound.engine.epoch_derivation import EpochDerivation
 from otbound.engine.symbols import r
 from otbound.numerics.mechanisms import gaussian
-from otbound.verify.checks import McShaneFunction, worst_case_constructions
-from otbound.verify.verification import PublishedComparison, instances, smallest_max_n, verify_derivation
+from otbound.verify.published_statements import McShaneFunction, worst_case_constructions
+from otbound.verify.verification import instances, smallest_max_n, verify_derivation
+from otbound.verify.verify_report import PublishedComparison
 
 # 001 Thm. 4.1 with K = 1 as published: y1 = y3, d(y1, y2) <= 1, weights 1 - r and r.
 AS_PUBLISHED = {("y3", "y1"): 0, ("y1", "y2"): 1}
@@ -159,7 +160,7 @@ def test_worst_case_constructions_are_lipschitz_and_seed_the_search():
 def test_a_construction_above_the_sensitivity_is_not_used():
     derivation = load_derivation("001-thm-4.1").at({"K": 1})
     instance = next(i for i in instances(derivation, 4) if i.case.pair.name == "removal")
-    from otbound.verify.checks import _construction
+    from otbound.verify.published_statements import _construction
     found = _construction(instance, gaussian(1.0), np.array([0.0, 3.0, 0.0]))
     assert isinstance(found, str) and "sensitivity above 1" in found
 
@@ -212,7 +213,7 @@ def test_the_comparison_names_its_direction(ratios, direction, start):
 
 def test_a_table_seed_for_additive_noise_is_refused():
     from otbound.errors import InvalidSpecification
-    from otbound.verify.checks import search_soundness
+    from otbound.verify.soundness import search_soundness
     instance = next(iter(instances(load_derivation("001-prop-E.4"), 3)))
     (construction,), _ = worst_case_constructions(instance, gaussian(1.0))
     with pytest.raises(InvalidSpecification, match="LipschitzFunction"):

@@ -16,8 +16,8 @@ from otbound.choices import Conversion
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.one_step import cases_log_psi
 from otbound.numerics.renyi import check_orders
-from otbound.numerics.three_point import (MAX_ORDER, ThreePointMaximum,
-                                          certifying_orders)
+from otbound.numerics.three_point import ThreePointMaximum, certifying_orders
+from otbound.numerics.three_point_formula import MAX_ORDER
 
 DEFAULT_ORDERS = np.concatenate([[1.01, 1.02, 1.03, 1.04, 1.05, 1.06, 1.08],
                                  1 + np.arange(1, 100) / 10, np.arange(11, 64),

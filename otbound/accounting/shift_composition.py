@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from otbound.accounting.steps import Step
 from otbound.errors import UnsupportedOperation
-from otbound.numerics.certified import double_above
+from otbound.numerics.certified_rounding import double_above
 from otbound.numerics.noise import NoiseFamily
 from otbound.numerics.pairs import MixturePair
 

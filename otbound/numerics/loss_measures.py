@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterator
 
-from otbound.numerics.certified import double_above, double_below
+from otbound.numerics.certified_rounding import double_above, double_below
 
 WORKING_BITS = 96
 """Working precision (bits) of every ball."""

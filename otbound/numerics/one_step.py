@@ -208,8 +208,8 @@ def _tight_rdp(setting, mechanism: Mechanism, alphas: np.ndarray, limit: bool = 
     smaller of that sound bound and the agnostic one (both sound: the best is reported). With
     ``uncovered``, the certified three-point solver's values (the upper ends of enclosures, not
     exact values) are compared with the agnostic bound too, which stands alone at the orders it
-    does not cover (above :data:`~otbound.numerics.three_point.MAX_ORDER`); without, such orders
-    are refused and nothing is compared (the post-hoc search's many calls)."""
+    does not cover (above :data:`~otbound.numerics.three_point_formula.MAX_ORDER`); without,
+    such orders are refused and nothing is compared (the post-hoc search's many calls)."""
     branches, how = solved(setting, mechanism, Quantity.RDP)
     covered = np.ones(alphas.size, dtype=bool)
     enclosed = False

@@ -2,7 +2,7 @@
 
 What is *shared* with the rest of the verifier: the worst-case dataset pair ``(x, x')`` of one
 case (:attr:`Instance.datasets`) and the worst-case function ``f`` of the tightness check
-(:func:`~otbound.verify.checks.worst_function`, 001 F.1, G.2, G.3; 003 M.3), which depends on a
+(:func:`~otbound.verify.tightness.worst_function`, 001 F.1, G.2, G.3; 003 M.3), which depends on a
 batch only through which of the records in ``x Δ x'`` (the *special* records) it holds. A
 case whose bound has several terms (001 Prop. E.5: an expectation over the distance, without
 conditioning) has no solver worst case; for randomized response it gets
@@ -57,9 +57,10 @@ from otbound.choices import Quantity
 from otbound.engine.schemes import Poisson, Scheme, WithoutReplacement, WithReplacement
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
-from otbound.verify.checks import Finding, Instance, worst_function
+from otbound.verify.checks import Finding, Instance
 from otbound.verify.functions import TableFunction
 from otbound.verify.noise_references import reference
+from otbound.verify.tightness import worst_function
 
 FAILURE = 1e-4
 """Probability that the true δ(ε) lies outside the interval (two-sided, both bounds)."""
@@ -304,7 +305,7 @@ def hit_function(instance: Instance, mechanism: Mechanism) -> TableFunction:
 
 def worst_table(instance: Instance, mechanism: Mechanism, epsilon: float) -> TableFunction:
     """The tightness check's ``f`` for ADP at ``ε``
-    (:func:`~otbound.verify.checks.worst_function`), or :func:`hit_function` when the bound
+    (:func:`~otbound.verify.tightness.worst_function`), or :func:`hit_function` when the bound
     has several terms (the verifier claims no tightness there and runs no row)."""
     if len(instance.terms) == 1:
         return worst_function(instance, mechanism, Quantity.ADP, epsilon)
