@@ -131,7 +131,7 @@ class Condition:
 class Domain:
     """The parameters a claim is stated for and the conditions that restrict them; ``stated``
     is the paper's own wording (shown beside the box searched); ``budget`` the evaluations of
-    the reference the search may spend (fewer where one takes seconds)."""
+    the reference the search may spend (fewer where one evaluation is slow)."""
 
     parameters: tuple[Span, ...]
     conditions: tuple[Condition, ...] = ()
