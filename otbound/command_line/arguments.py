@@ -133,7 +133,8 @@ def _numbers(flag: str):
             return [float(part) for part in text.split(",")]
         except ValueError:
             raise argparse.ArgumentTypeError(
-                f"{flag} takes a number or a comma-separated list of numbers, got {text!r}")
+                f"{flag} takes a number or a comma-separated list of numbers, got {text!r}"
+            ) from None
     return parse
 
 
