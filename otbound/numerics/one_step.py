@@ -38,7 +38,7 @@ from otbound.numerics.mixtures import (mixture_log_psi, per_order, profile_mixtu
 from otbound.numerics.problems import NumericProblem, Term
 from otbound.numerics.renyi import check_orders, log_psi_curve
 from otbound.numerics.rounding import EPS, SMALLEST, Bounds, NumericBound, maximum, minimum
-from otbound.numerics.settings import Subsampling, unit_of
+from otbound.numerics.settings import Setting, Subsampling, unit_of
 from otbound.numerics.solvers import Basis, How
 from otbound.numerics.three_point import ThreePointMaximum
 from otbound.parallel import mapped
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 # --- RDP ------------------------------------------------------------------------------------
 
-def rdp(setting: Subsampling | DerivedSetting, mechanism: Mechanism, method: Method | str,
+def rdp(setting: Setting, mechanism: Mechanism, method: Method | str,
         alphas, certified: bool = False) -> list[NumericBound]:
     """``ε(α)`` for every order; each value is an upper bound with its error estimate.
     ``certified``: every dominating pair's divergence is a rigorous enclosure's upper end
@@ -411,7 +411,7 @@ def _epoch_bounds(setting, mechanism: Mechanism, method: Method, points: np.ndar
 
 # --- ADP ------------------------------------------------------------------------------------
 
-def adp(setting: Subsampling | DerivedSetting, mechanism: Mechanism, method: Method | str,
+def adp(setting: Setting, mechanism: Mechanism, method: Method | str,
         epsilons, certified: bool = False) -> list[NumericBound]:
     """``δ(ε)`` for every ε; each value is an upper bound with its error estimate
     (``certified``: see :func:`rdp`)."""
