@@ -139,8 +139,9 @@ def per_step_posthoc_plds(setting: Subsampling, mechanism: Mechanism,
     for ε < 0 ``1 − e^ε + e^ε δ_K(−ε)`` (the relation is closed under swapping the datasets).
     Beyond ``K`` times the largest loss of the K = 1 pairs the profile is 0."""
     single = subsampled_step(replace(setting, group=1), mechanism, 1)
-    high = required(setting.group, "the group size") * max(pld.pair_loss_range(pair)[1] for case in single.cases
-                               for _, pairs in case for pair in pairs)
+    group = required(setting.group, "the group size")
+    high = group * max(pld.pair_loss_range(pair)[1] for case in single.cases
+                       for _, pairs in case for pair in pairs)
 
     def profile(epsilons: np.ndarray) -> np.ndarray:
         magnitude = np.abs(epsilons)

@@ -257,7 +257,8 @@ def log_density(weights: Mapping[float, float], mechanism: Mechanism,
         with np.errstate(divide="ignore"):
             # three arguments typed Any (np.log of a float): numpy's stubs then pick the
             # one-argument where
-            return np.where(outputs == 1, np.log(one), np.log(1 - one))  # type: ignore[return-value]
+            return np.where(outputs == 1, np.log(one),  # type: ignore[return-value]
+                            np.log(1 - one))
     family, location, spread = _additive(mechanism)
     means = np.array(list(weights)) * location
     log_weights = np.log(np.array(list(weights.values())))
