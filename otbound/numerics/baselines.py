@@ -168,10 +168,8 @@ def _wang_et_al(w: float, profile, order: int, log_moment_ball) -> Bounds:
         magnitude = 8 * EPS * (levels.size + order + finite
                                + np.max(np.abs(base) + np.abs(np.where(np.isfinite(log_psi),
                                                                         log_psi, 0.0))))
-        # it takes any array-like (its annotation is narrower; renyi.py is being split)
         relative = magnitude if rounding else 0.0
-        value, error = _log_psi_from_excess(np.logaddexp.reduce(base + log_psi),
-                                            relative)  # type: ignore[arg-type]
+        value, error = _log_psi_from_excess(np.logaddexp.reduce(base + log_psi), relative)
         values.append(float(value + error))
     return Bounds(rounded_up(np.array(values[:1]), np.ones(1)), np.array(values[1:]))
 

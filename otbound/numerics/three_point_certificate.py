@@ -102,7 +102,7 @@ def certify_triangle(w: Fraction, alpha: int, sigma: float,
     w = Fraction(w)
     order = _check_order(alpha)
     lows = {t: triangle_log_psi_ball(t, w, order, sigma)[0] for t in (EQUILATERAL, REMOVAL)}
-    witness = max(lows, key=lows.get)
+    witness = max(lows, key=lambda t: lows[t])
     low = lows[witness]
     bounds = _BoxBounds(w, order, sigma)
     attempts, searched = list(tolerances), False
