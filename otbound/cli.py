@@ -279,10 +279,7 @@ def _verify(args: argparse.Namespace) -> int:
     derivation = load_derivation(args.target)
     derived = run(derivation.at(flags.param_values(args.param)) if args.param else derivation)
     with _progress(args, "verify") as progress:
-        # it takes an epoch-level report too (verification.py's annotation omits it; that
-        # module is being split, issue 46 item 6)
-        report = verify_derivation(derived,  # type: ignore[arg-type]
-                                   max_n=args.max_n, samples=args.samples,
+        report = verify_derivation(derived, max_n=args.max_n, samples=args.samples,
                                    seed=args.seed, progress=progress, mc_draws=args.mc_draws)
     print(json.dumps(report.to_json(timings=args.timings), indent=2, ensure_ascii=False)
           if args.json else report.to_text())

@@ -13,7 +13,7 @@ import math
 import time
 from collections import defaultdict
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, overload
 
 from otbound.engine.auto_coupling import SearchedCoupling
 from otbound.engine.batches import Content
@@ -37,6 +37,10 @@ __all__ = ["Derivation", "InstanceGrid", "PublicBranch", "StructuralParameter", 
            "user_code", "variant_cases", "with_searched_couplings"]
 
 
+@overload
+def run(derivation: Derivation) -> DerivationReport: ...
+@overload
+def run(derivation: EpochDerivation) -> EpochReport: ...
 def run(derivation: Derivation | EpochDerivation) -> DerivationReport | EpochReport:
     """Derive every variant, run every check, and compare with the published statements (an
     epoch-level derivation: :func:`~otbound.engine.epoch_derivation.run_epoch`)."""
