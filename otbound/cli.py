@@ -34,6 +34,7 @@ from otbound.progress import Progress
 
 if TYPE_CHECKING:
     from otbound.engine.derivation import Derivation
+    from otbound.engine.epoch_derivation import EpochDerivation
     from otbound.numerics.derived import DerivedSetting
     from otbound.numerics.mechanisms import Mechanism
     from otbound.numerics.settings import Subsampling
@@ -74,7 +75,8 @@ def _require_extras(args: argparse.Namespace) -> None:
         require("distributed", "--scheduler (a Dask cluster)")
 
 
-def _coupled(derivation: Derivation, args: argparse.Namespace) -> Derivation:
+def _coupled(derivation: Derivation | EpochDerivation,
+             args: argparse.Namespace) -> Derivation | EpochDerivation:
     """The derivation, with its couplings searched on each instance for ``--coupling auto``
     (epoch-level derivations keep theirs: under ``--all`` silently, else it is refused)."""
     from otbound.engine.epoch_derivation import EpochDerivation

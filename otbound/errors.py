@@ -11,6 +11,7 @@ from enum import Enum
 from typing import TypeVar
 
 E = TypeVar("E", bound=Enum)
+_T = TypeVar("_T")
 
 
 class OtboundError(Exception):
@@ -43,6 +44,14 @@ class AuditFileError(OtboundError):
 
 class InternalError(OtboundError):
     """otbound failed where it should not have: a defect to report, not a fault of the input."""
+
+
+def required(value: _T | None, what: str) -> _T:
+    """``value``, which the caller knows is set (the type checker does not): an
+    :class:`InternalError` naming ``what`` if it is ``None`` after all."""
+    if value is None:
+        raise InternalError(f"{what} is missing")
+    return value
 
 
 def as_choice(enum: type[E], value: object, parameter: str) -> E:

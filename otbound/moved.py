@@ -86,7 +86,8 @@ class MovedModules:
     ms)."""
 
     def find_spec(self, name, path=None, target=None):
-        return ModuleSpec(name, self) if name in MOVED else None
+        # a loader by protocol (create_module, exec_module), not an importlib.abc.Loader
+        return ModuleSpec(name, self) if name in MOVED else None  # type: ignore[arg-type]
 
     def create_module(self, spec):
         new = MOVED[spec.name]

@@ -16,6 +16,8 @@ import sys
 import threading
 from typing import Callable, Sequence, TypeVar
 
+from otbound.errors import required
+
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
@@ -60,5 +62,5 @@ def _may_fork() -> bool:
 
 
 def _run(index: int):
-    function, items = _WORK
+    function, items = required(_WORK, "the work a forked worker inherits")
     return function(items[index])

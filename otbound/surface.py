@@ -12,22 +12,24 @@ from __future__ import annotations
 import importlib
 import sys
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 
 def surface(package: str, exports: dict[str, list[str]], moved: dict[str, str] | None = None
-            ) -> tuple[list[str], Callable[[str], object], Callable[[], list[str]]]:
+            ) -> tuple[list[str], Callable[[str], Any], Callable[[], list[str]]]:
     """``__all__``, ``__getattr__`` and ``__dir__`` of ``package``: ``exports`` maps each module
     to the names it gives the surface; ``moved`` maps an old name of the surface to the surface
-    that has it now."""
+    that has it now. ``__getattr__`` returns ``Any`` (a module ``__getattr__``'s type is that of
+    every lazy name to a type checker: ``object`` would reject each use, ``otbound.account(...)``;
+    ``Any`` leaves the uses unchecked)."""
     module_of = {name: module for module, names in exports.items() for name in names}
     moved = moved or {}
     names = sorted(module_of)
 
-    def getattr_(name: str) -> object:
+    def getattr_(name: str) -> Any:
         if name in module_of:
             value = getattr(importlib.import_module(module_of[name]), name)
         elif name in moved:

@@ -714,7 +714,9 @@ class _MpSides:
 
     @staticmethod
     def make(std: _Standard) -> "_MpSides":
-        conv = lambda side: tuple((to_mpf(m), mpmath.log(to_mpf(w))) for m, w in side)
+        def conv(side):
+            return tuple((to_mpf(m), mpmath.log(to_mpf(w))) for m, w in side)
+
         return _MpSides(std.gaussian, conv(std.p), conv(std.q))
 
     def _exponents(self, side: tuple[tuple[mpf, mpf], ...], t: mpf) -> list[mpf]:
@@ -742,9 +744,14 @@ class _MpSides:
             top_p, top_q = max(m for m, _ in self.p), max(m for m, _ in self.q)
             if top_p > top_q:
                 return mpmath.inf
-            pick = lambda side: [lw for m, lw in side if m == top_p][0]
+            def pick(side):
+                return [lw for m, lw in side if m == top_p][0]
+
             return pick(self.p) - pick(self.q)
-        lse = lambda side: _mp_log_sum_exp([lw + m for m, lw in side])
+
+        def lse(side):
+            return _mp_log_sum_exp([lw + m for m, lw in side])
+
         return lse(self.p) - lse(self.q)
 
 
@@ -935,7 +942,9 @@ def _maximise(f: Callable[[mpf], mpf], lo: mpf, hi: mpf, rel: mpf) -> mpf:
     boundary lo (e.g. the corner p = 1) is detected first and returned exactly; the end points are
     compared with the interior result at the end.
     """
-    g = lambda x: -f(x)
+    def g(x):
+        return -f(x)
+
     if g(lo) <= g(lo + rel * (1 + abs(lo))):  # already decreasing: the maximum sits at lo
         return -g(lo)
     c = (3 - mpmath.sqrt(5)) / 2

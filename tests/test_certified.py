@@ -83,7 +83,7 @@ def test_the_fast_path_agrees_with_the_certified_enclosures(group, rate, family,
 def test_a_lowered_bound_is_caught_where_the_enclosure_is_narrow():
     """The check can fail: a value lowered by one part in a million is below the lower end."""
     caught = 0
-    for group, rate, family, sigma, alpha, epsilon in SAMPLE:
+    for group, rate, family, sigma, alpha, _epsilon in SAMPLE:
         for pair in pairs_of(group, rate, family, sigma):
             fast = log_psi_curve(pair, [alpha])[0]
             lower, upper = certified_log_psi(pair, alpha)

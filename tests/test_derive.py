@@ -24,7 +24,9 @@ def test_changing_the_events_changes_the_emitted_weights():
     derivation = load_derivation("001-thm-4.1")
     removal = derivation.variants[1].cases[0]          # K = 2: x' = x \ {g1, g2}
     coarse = check_case(derivation, removal)
-    only = lambda present, absent: AllOf((CountIs((present,), 1), CountIs((absent,), 0)))
+    def only(present, absent):
+        return AllOf((CountIs((present,), 1), CountIs((absent,), 0)))
+
     finer = Case(
         removal.pair,
         events_x={"B0": CountIs(("g1", "g2"), 0), "B1": only("g1", "g2"),

@@ -235,7 +235,9 @@ def test_removal_pair_hockey_stick(rate, sigma, epsilon):
     with mpmath.workdps(150):
         r, s, e = mp(rate), mp(sigma), mp(epsilon)
         z = mpmath.mpf(1) / 2 + s ** 2 * mpmath.log((mpmath.expm1(e) + r) / r)
-        tail = lambda x: mpmath.ncdf(-x / s)
+        def tail(x):
+            return mpmath.ncdf(-x / s)
+
         reference = (1 - r) * tail(z) + r * tail(z - 1) - mpmath.exp(e) * tail(z)
     assert_close(mixture_delta(poisson_group_pair(rate, 0, 1, scale=sigma), epsilon), reference)
 
@@ -264,8 +266,10 @@ def gaussian_removal_series(rate, sigma, alpha, terms=14):
     O(r^k e^(k^2/(2 s^2))), far below 1e-60 here."""
     with mpmath.workdps(150):
         a, r, s2 = mp(alpha), mp(rate), mp(sigma) ** 2
-        moment = lambda k: mpmath.fsum(comb(k, j) * (-1) ** (k - j) * mpmath.exp(j * (j - 1) / (2 * s2))
-                                       for j in range(k + 1))
+        def moment(k):
+            return mpmath.fsum(comb(k, j) * (-1) ** (k - j) * mpmath.exp(j * (j - 1) / (2 * s2))
+                               for j in range(k + 1))
+
         return mpmath.fsum(mpmath.binomial(a, k) * r ** k * moment(k) for k in range(2, terms))
 
 
@@ -312,8 +316,10 @@ def laplace_removal_log_psi(rate, scale, alpha):
     Psi = sum_k C(alpha, k) r^k (1-r)^(alpha-k) E_Q[l^k]."""
     with mpmath.workdps(150):
         r, x = mp(rate), 1 / mp(scale)
-        moment = lambda k: (mpmath.exp(-k * x) / 2 + mpmath.exp((k - 1) * x) / 2
-                            + mpmath.exp(-k * x) * mpmath.expm1((2 * k - 1) * x) / (2 * (2 * k - 1)))
+        def moment(k):
+            return (mpmath.exp(-k * x) / 2 + mpmath.exp((k - 1) * x) / 2
+                    + mpmath.exp(-k * x) * mpmath.expm1((2 * k - 1) * x) / (2 * (2 * k - 1)))
+
         excess = mpmath.fsum(comb(alpha, k) * r ** k * (1 - r) ** (alpha - k) * (moment(k) - 1)
                              for k in range(alpha + 1))
         return mpmath.log1p(excess)

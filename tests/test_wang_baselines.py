@@ -14,9 +14,11 @@ from otbound.numerics.one_step import rdp
 from otbound.numerics.settings import Subsampling
 
 SETTING = Subsampling("wor", batch_size=10, dataset_size=1000, substitutions=1)
+GAMMA = mp.mpf(10) / 1000
+"""The sampling rate of ``SETTING``, 10 / 1000."""
 
 
-def thm_27(order: int, sigma: float, gamma=mp.mpf(10) / 1000, forward_differences=True) -> float:
+def thm_27(order: int, sigma: float, gamma=GAMMA, forward_differences=True) -> float:
     """Thm. 27 (Thm. 9 without ``forward_differences``) for the Gaussian with sensitivity 1, in
     mpmath with enough digits for the alternating sums."""
     def moment(i):
@@ -54,8 +56,10 @@ def test_thm_27_is_not_applied_to_laplace():
     # the Laplace mechanism declares no exact moments, so Thm. 9 alone (with its second term)
     assert laplace(1.0).log_moment_ball(2) is None
     with mp.workdps(40):
-        moment = lambda l: mp.exp(mp.log(mp.mpf(l) / (2 * l - 1) * mp.e ** (l - 1)
-                                         + mp.mpf(l - 1) / (2 * l - 1) * mp.e ** (-l)))
+        def moment(l):
+            return mp.exp(mp.log(mp.mpf(l) / (2 * l - 1) * mp.e ** (l - 1)
+                                 + mp.mpf(l - 1) / (2 * l - 1) * mp.e ** (-l)))
+
         gamma = mp.mpf(1) / 100
         total = 1 + 6 * gamma ** 2 * min(4 * (moment(2) - 1), 2 * moment(2)) + sum(
             2 * mp.binomial(4, l) * gamma ** l * moment(l) for l in (3, 4))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Callable, TypedDict
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from otbound.accounting.pure_composition import pure_epsilon
 from otbound.accounting.shift_composition import Shift, composed_shift
 from otbound.accounting.steps import Step
 from otbound.choices import Accountant, Conversion
-from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
+from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice, required
 from otbound.numerics.limits import DISCRETISATION_RANGE, MAX_EPSILON, show
 from otbound.numerics.one_step import branches_delta
 from otbound.numerics.three_point import certifying_orders
@@ -43,9 +43,18 @@ class Guarantee:
                 "accountant": self.accountant.value} | self.details
 
 
-def compose(steps: list[Step], accountant: Accountant = Accountant.BEST, *,
+class ComposeOptions(TypedDict):
+    """The keywords of :func:`compose` after the accountant: the target and how to compose."""
+
+    delta: float | None
+    epsilon: float | None
+    conversion: Conversion
+    discretisation: float
+
+
+def compose(steps: list[Step], accountant: Accountant | str = Accountant.BEST, *,
             delta: float | None = None, epsilon: float | None = None,
-            conversion: Conversion = Conversion.OPTIMAL,
+            conversion: Conversion | str = Conversion.OPTIMAL,
             discretisation: float = pld.DEFAULT_DISCRETISATION,
             prefixes: Prefixes | None = None) -> Guarantee:
     """ε at the given δ, or δ at the given ε, after composing ``steps`` (upper bounds).
@@ -84,15 +93,15 @@ def _at_most_pure(guarantee: Guarantee, pure: float, delta: float | None,
                   epsilon: float | None) -> Guarantee:
     """The smaller of the accountant's answer and the steps' pure DP ``(pure, 0)``."""
     if delta is not None and pure < guarantee.epsilon:
-        changed = {"epsilon": pure}
+        changed = replace(guarantee, epsilon=pure)
     elif epsilon is not None and epsilon >= pure and guarantee.delta > 0:
-        changed = {"delta": 0.0}
+        changed = replace(guarantee, delta=0.0)
     else:
         return guarantee
     details = {key: value for key, value in guarantee.details.items() if key != "at_floor"}
     details["pure"] = (f"(ε = {pure:.10g}, δ = 0)-DP: each step's largest privacy loss, summed "
                        "(basic composition of pure DP)")
-    return replace(guarantee, details=details, **changed)
+    return replace(changed, details=details)
 
 
 def _exact_shift(shift: Shift, total: int, delta: float | None,
@@ -101,6 +110,7 @@ def _exact_shift(shift: Shift, total: int, delta: float | None,
     if delta is not None:
         epsilon = shift.epsilon(delta)
     else:
+        epsilon = required(epsilon, "epsilon")   # check_target: one of the two is given
         delta = shift.delta(epsilon)
     return Guarantee(epsilon, delta, total, Accountant.PLD, {"exact": (
         f"closed form: the steps compose to one {shift.family.name} mechanism with "
@@ -199,18 +209,21 @@ def _pld_guarantee(steps: list[Step], curves: Callable[[], list], delta: float |
     scouted: set[int] = set()
 
     bounds = _rdp_bounds(curves, cases, delta, epsilon)
-    found = {case: (BY_RDP, bound, None) for case, bound in enumerate(bounds)}
+    found: dict[int, tuple[int, float, Guarantee | None]] = {
+        case: (BY_RDP, bound, None) for case, bound in enumerate(bounds)}
     while True:
         case = max(found, key=lambda c: found[c][1])
-        level, _, guarantee = found[case]
+        level, _, last = found[case]
         if level == FINAL:
             break
         if level == BY_RDP:
             scout_ahead()
-        level, guarantee = refined(case, level + 1 if bounds[case] < math.inf else FINAL)
-        found[case] = (level, _answer(guarantee, delta), guarantee)
-    finals = [each.details["discretisation"] for level, _, each in found.values()
-              if level == FINAL]
+        level, made = refined(case, level + 1 if bounds[case] < math.inf else FINAL)
+        found[case] = (level, _answer(made, delta), made)
+    # a case's final PLD always comes with its guarantee
+    guarantee = required(last, "the final PLD's guarantee")
+    finals = [required(each, "a final PLD's guarantee").details["discretisation"]
+              for level, _, each in found.values() if level == FINAL]
     details = guarantee.details | {"discretisation": max(finals)}
     if max(finals) > discretisation:
         details["coarsened from"] = f"{show(discretisation)} (to bound the time of best)"
@@ -241,6 +254,7 @@ def one_step_guarantee(profile: Callable[[np.ndarray], np.ndarray], delta: float
     if epsilon is not None:
         return Guarantee(float(epsilon), min(float(profile(np.array([epsilon]))[0]), 1.0), 1,
                          Accountant.PLD, details)
+    delta = required(delta, "delta")   # check_target: one of the two is given
     if profile(np.array([0.0]))[0] <= delta:
         return Guarantee(0.0, float(delta), 1, Accountant.PLD, details)
     low, high = 0.0, 1.0
@@ -266,10 +280,11 @@ def _rdp_bounds(curves: Callable[[], list], cases: int, delta: float | None,
     or fewer (not worth the time)."""
     if cases > 2:
         try:
-            return [rdp.rdp_epsilon(curve, delta, Conversion.BALLE2020).epsilon
-                    if delta is not None
-                    else rdp.rdp_delta(curve, epsilon, Conversion.BALLE2020).delta
-                    for curve in curves()]
+            if delta is not None:
+                return [rdp.rdp_epsilon(curve, delta, Conversion.BALLE2020).epsilon
+                        for curve in curves()]
+            at = required(epsilon, "epsilon")   # check_target: one of the two is given
+            return [rdp.rdp_delta(curve, at, Conversion.BALLE2020).delta for curve in curves()]
         except (UnsupportedOperation, InvalidSpecification):   # a curve infinite everywhere
             pass
     return [math.inf] * cases
@@ -332,8 +347,9 @@ def finish_guarantee(accountant: Accountant, composed, total: int, delta: float 
                     "floating-point noise of the composition; use a larger delta or "
                     "accountant='rdp'")
         else:
+            epsilon = required(epsilon, "epsilon")   # check_target: one of the two is given
             delta = min(pld.pld_delta(plds, epsilon), 1.0)   # δ ≤ 1 always holds
-        details = {"discretisation": discretisation}
+        details: dict[str, object] = {"discretisation": discretisation}
         floor = pld.floor(plds)
         if epsilon is not None and delta <= floor:
             details["at_floor"] = floor
@@ -344,7 +360,7 @@ def finish_guarantee(accountant: Accountant, composed, total: int, delta: float 
                 f"the RDP conversions give δ for ε >= 0 only, got ε = {show(epsilon)}; the PLD "
                 "accountant gives δ at negative ε (accountant='pld' or 'best')")
         converted = (rdp.rdp_epsilon(curve, delta, conversion) if delta is not None
-                     else rdp.rdp_delta(curve, epsilon, conversion))
+                     else rdp.rdp_delta(curve, required(epsilon, "epsilon"), conversion))
         epsilon, delta = converted.epsilon, min(converted.delta, 1.0)
         details = {"conversion": conversion.value, "order": converted.order}
         if not math.isfinite(epsilon):

@@ -24,7 +24,7 @@ from otbound.accounting.accountant import Guarantee, compose
 from otbound.accounting.steps import Step
 from otbound.choices import (DEFAULT_DISCRETISATION, DEFAULT_TOLERANCE, Accountant,
                              Conversion)
-from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation
 from otbound.numerics.limits import MAX_STEPS, NOISE_MULTIPLIER, show
 
 SOLVABLE = ("sigma", "scale", "steps", "rate")
@@ -145,7 +145,7 @@ def _solve(trials: _Trials, search: _Search, tolerance: float) -> Calibration:
     bisects. A trial is kept half the tolerance inside the bracket."""
     safe, unsafe = _bracket(trials, search)
     weight, moved = {True: 1.0, False: 1.0}, None
-    while not _narrow(safe, unsafe, tolerance, search.integer):
+    while unsafe is not None and not _narrow(safe, unsafe, tolerance, search.integer):
         middle = _secant(trials, safe, unsafe) or _interpolated(trials, safe, unsafe,
                                                                 weight[True], weight[False])
         # at least half the tolerance from either end: where the estimate is close, one of
@@ -159,8 +159,11 @@ def _solve(trials: _Trials, search: _Search, tolerance: float) -> Calibration:
         safe, unsafe = (middle, unsafe) if met else (safe, middle)
         weight[met], weight[not met] = 1.0, (weight[not met] / 2 if moved is met else 1.0)
         moved = met
-    return Calibration(trials.solved_for, safe, trials.results[safe], unsafe,
-                       len(trials.results))
+    found = trials.results[safe]
+    if not isinstance(found, Guarantee):   # a value that meets the target has its guarantee
+        raise InternalError(f"{trials.solved_for} = {show(safe)} met the target without a "
+                            f"guarantee: {found}")
+    return Calibration(trials.solved_for, safe, found, unsafe, len(trials.results))
 
 
 def _secant(trials: _Trials, safe: float, unsafe: float) -> float | None:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import math
 
-from otbound.accounting.accountant import Guarantee
+from otbound.accounting.accountant import ComposeOptions, Guarantee
 from otbound.accounting.pld import sole_epoch_pair
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Accountant
-from otbound.errors import UnsupportedOperation
+from otbound.errors import UnsupportedOperation, required
 from otbound.numerics.limits import show
 
 CERTIFIED = ("both ends in ball arithmetic (arb): a spread sum's law on a lattice above, a "
@@ -18,8 +18,8 @@ CERTIFIED = ("both ends in ball arithmetic (arb): a spread sum's law on a lattic
 """What ``details["certified_bracket"]`` says of a certified epoch-level guarantee."""
 
 
-def certified_epochs(setting, mechanism, epochs: int, accountant: Accountant, options: dict,
-                     lower_end: str) -> Guarantee:
+def certified_epochs(setting, mechanism, epochs: int, accountant: Accountant,
+                     options: ComposeOptions, lower_end: str) -> Guarantee:
     """ε at ``options["delta"]`` (or δ at ``options["epsilon"]``) after ``epochs`` epochs, the
     upper end certified, with the certified lower end in the details."""
     if accountant is Accountant.RDP:
@@ -33,8 +33,9 @@ def certified_epochs(setting, mechanism, epochs: int, accountant: Accountant, op
     from otbound.numerics.certified_allocation import certified_bracket
 
     step = subsampled_step(setting, mechanism, epochs)
-    pairs = [sole_epoch_pair(case) for case in step.cases]
-    if None in pairs:
+    found = [sole_epoch_pair(case) for case in step.cases]
+    pairs = [pair for pair in found if pair is not None]
+    if len(pairs) < len(found):
         raise UnsupportedOperation(f"{setting.summary()} has no certified epoch bracket (it "
                                    "is certified for random allocation and balls-in-bins)")
     brackets = [certified_bracket(pair, epochs, options["discretisation"]) for pair in pairs]
@@ -47,6 +48,7 @@ def certified_epochs(setting, mechanism, epochs: int, accountant: Accountant, op
                                        "larger delta")
         lower = {"epsilon_lower": max(bracket.lower.epsilon(delta) for bracket in brackets)}
     else:
+        epsilon = required(epsilon, "epsilon")   # check_target: one of the two is given
         delta = min(max(bracket.upper.delta(epsilon) for bracket in brackets), 1.0)
         lower = {"delta_lower": max(bracket.lower.delta(epsilon) for bracket in brackets)}
     details = {"method": "tight" if step.tight else "sound (not tight)",

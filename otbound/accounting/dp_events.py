@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Any, Callable, Sequence, TypeAlias
 
 import attr
 import numpy as np
@@ -43,7 +43,8 @@ from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccount
 from otbound.accounting.running import RunningAccountant
 from otbound.accounting.shift_composition import composed_shift
 from otbound.accounting.steps import Step, subsampled_step
-from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, Neighbouring
+from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Neighbouring,
+                             SchemeKind)
 from otbound.errors import InternalError, InvalidSpecification, OtboundError
 from otbound.numerics.derived import as_setting
 from otbound.numerics.limits import MAX_GROUP, NOISE_MULTIPLIER, show
@@ -52,7 +53,7 @@ from otbound.numerics.families.gaussian import GAUSSIAN
 from otbound.numerics.pairs import FinitePair, MixturePair
 from otbound.numerics.settings import Subsampling
 
-Details = PrivacyAccountant.CompositionErrorDetails
+Details: TypeAlias = PrivacyAccountant.CompositionErrorDetails
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -191,13 +192,14 @@ class DpEventAccountant(PrivacyAccountant):
         """The relation every read step is put under, so that steps of different settings
         with the same meaning of their cases compose."""
         if self._insert_remove:
-            return Subsampling("poisson", rate=1.0, group=self.group).relation_key()
+            return Subsampling(SchemeKind.POISSON, rate=1.0, group=self.group).relation_key()
         return ("substitution", self.group)
 
     def _poisson(self, rate: float) -> Subsampling:
         if self._insert_remove:
-            return Subsampling("poisson", rate=rate, group=self.group)
-        return Subsampling("poisson", rate=rate, insertions=self.group, removals=self.group)
+            return Subsampling(SchemeKind.POISSON, rate=rate, group=self.group)
+        return Subsampling(SchemeKind.POISSON, rate=rate, insertions=self.group,
+                           removals=self.group)
 
     def _setting_use(self, event, setting, mechanism: Mechanism | None,
                      names: tuple[str, ...] | None = None,
@@ -236,7 +238,7 @@ class DpEventAccountant(PrivacyAccountant):
             return [None] if mechanism is None and count else []
         sigma = math.nextafter(event.noise_multiplier / math.sqrt(count), 0.0)
         if count == 1 or sigma < NOISE_MULTIPLIER[0]:
-            return [replace(use, count=count) for use in
+            return [replace(use, count=count) if use is not None else None for use in
                     self._setting_use(event, self._poisson(1.0), mechanism)]
         return self._setting_use((event, count), self._poisson(1.0), gaussian(sigma),
                                  shifts=True)
@@ -263,6 +265,7 @@ def _check_case_names(setting, names: tuple[str, ...]) -> None:
 
 def _noise(event: dp_event.DpEvent) -> Mechanism | None:
     """The Gaussian or Laplace mechanism of ``event`` (``None``: noise 0, not private)."""
+    make: Callable[[float], Mechanism]
     if isinstance(event, dp_event.GaussianDpEvent):
         make = gaussian
     elif isinstance(event, dp_event.LaplaceDpEvent):
@@ -299,7 +302,7 @@ def _read_without_replacement(accountant: DpEventAccountant, event) -> list[_Use
                               "accountant reads it")
     if event.sample_size == 0:
         return []
-    setting = Subsampling("wor", batch_size=event.sample_size,
+    setting = Subsampling(SchemeKind.WOR, batch_size=event.sample_size,
                           dataset_size=event.source_dataset_size,
                           substitutions=accountant.group)
     return accountant._setting_use(event, setting, mechanism)
@@ -412,7 +415,8 @@ def _read_randomized_response(accountant: DpEventAccountant, event) -> list[_Use
     keep, other = 1 - p + p / k, p / k
     if accountant.neighboring_relation is NeighboringRelation.REPLACE_ONE:
         rest = [1 - keep - other] if k > 2 else []    # the buckets neither dataset has
-        pairs = (FinitePair(np.array([keep, other, *rest]), np.array([other, keep, *rest])),)
+        pairs: tuple[FinitePair, ...] = (FinitePair(np.array([keep, other, *rest]),
+                                                    np.array([other, keep, *rest])),)
     else:
         removal = FinitePair(np.array([keep, 1 - keep]), np.array([1 / k, 1 - 1 / k]))
         pairs = (removal, FinitePair(removal.q, removal.p))
@@ -438,7 +442,7 @@ def _read_otbound(accountant: DpEventAccountant, event: OtboundStepEvent) -> lis
                  setting.relation_key())]
 
 
-_READERS = {
+_READERS: dict[type, Callable[[DpEventAccountant, Any], Sequence[_Use | None]]] = {
     dp_event.LaplaceDpEvent: _read_laplace,
     dp_event.PoissonSampledDpEvent: _read_poisson,
     dp_event.SampledWithoutReplacementDpEvent: _read_without_replacement,

@@ -12,19 +12,22 @@ random allocation, balls-in-bins, shuffled batches, or an epoch derivation) comp
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import Callable
 
 from otbound.accounting import calibrate as search
 from otbound.accounting import pld
-from otbound.accounting.accountant import Guarantee, best_guarantee, check_target, compose
+from otbound.accounting.accountant import (ComposeOptions, Guarantee, best_guarantee, check_target,
+                                           compose)
 from otbound.accounting.certified_epochs import certified_epochs
 from otbound.accounting.posthoc import posthoc_guarantee
 from otbound.accounting.profiles import profile_guarantee
-from otbound.accounting.steps import alternative_steps, subsampled_step
+from otbound.accounting.steps import Step, alternative_steps, subsampled_step
 from otbound.accounting.substitution import chained
 from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc
-from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation, as_choice
+from otbound.errors import (InternalError, InvalidSpecification, UnsupportedOperation, as_choice,
+                            required)
 from otbound.numerics.certified import certifying
 from otbound.numerics.derived import as_setting
 from otbound.numerics.epoch_settings import check_epochs
@@ -58,8 +61,8 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
     conversion = as_choice(Conversion, conversion, "conversion")
     check_target(delta, epsilon)
     pld.check_discretisation(discretisation)
-    options = {"delta": delta, "epsilon": epsilon, "conversion": conversion,
-               "discretisation": discretisation}
+    options: ComposeOptions = {"delta": delta, "epsilon": epsilon, "conversion": conversion,
+                               "discretisation": discretisation}
     setting = as_setting(setting)
     if setting.epoch_level:
         return _epochs(setting, mechanism, steps, method, posthoc, accountant, options,
@@ -77,14 +80,16 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
                     "agnostic": lambda: _named(profile_guarantee(
                         setting, mechanism, Method.AGNOSTIC, steps, accountant, **options),
                         "agnostic")}
+    def composed(alternative: Step, name: str) -> Guarantee:
+        return _named(compose([alternative], accountant, **options), name)
+
     for name, alternative in alternative_steps(setting, mechanism, steps).items():
-        alternatives[name] = (lambda name=name, alternative=alternative: _named(
-            compose([alternative], accountant, **options), name))
+        alternatives[name] = functools.partial(composed, alternative, name)
     return best_guarantee(alternatives, delta, what="method")
 
 
 def _epochs(setting, mechanism: Mechanism, epochs: int, method: Method, posthoc: Posthoc,
-            accountant: Accountant, options: dict, lower_end: bool) -> Guarantee:
+            accountant: Accountant, options: ComposeOptions, lower_end: bool) -> Guarantee:
     """``epochs`` epochs of an epoch-level setting: its worst case's pairs composed (upper); a
     substitution through its removal and insertion (:func:`.substitution.chained`); a group the
     best of splitting Gaussian noise among its records and post-hoc group privacy. Where the pairs
@@ -128,7 +133,7 @@ def _epochs(setting, mechanism: Mechanism, epochs: int, method: Method, posthoc:
 
 
 def _epoch_route(setting, mechanism: Mechanism, epochs: int, accountant: Accountant,
-                 options: dict) -> Guarantee:
+                 options: ComposeOptions) -> Guarantee:
     """The derived worst case's pairs composed (a substitution: chained through its removal and
     insertion)."""
     step = subsampled_step(setting, mechanism, epochs)
@@ -176,7 +181,7 @@ def calibrate(setting, mechanism: Mechanism, steps: int | None = None, *, solve_
         progress(f"verifying {solve_for} = {show(found.value)}")
     guarantee = measure(found.value, final=True)
     if not (guarantee.epsilon <= target_epsilon if target_epsilon is not None
-            else guarantee.delta <= target_delta):
+            else guarantee.delta <= required(target_delta, "target_delta")):
         raise InternalError(f"{solve_for} = {show(found.value)} met the target once and not "
                             "on re-accounting")
     return replace(found, guarantee=guarantee)

@@ -49,7 +49,7 @@ def account_over_steps(step: Step, counts: Sequence[int],
         answers = _answers(replace(step, count=count), accountant, wanted, options)
         for name, value in answers.items():
             curves.setdefault(name, [math.nan] * number).append(value)
-        for name, values in curves.items():
+        for values in curves.values():
             if len(values) == number:   # unavailable at this count only
                 values.append(math.nan)
     return curves

@@ -16,6 +16,7 @@ cases are composed separately and the worst case is reported.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING
 
@@ -24,7 +25,7 @@ import numpy as np
 from otbound.accounting.prefixes import Prefixes
 from otbound.accounting.steps import Step, StepCase, check_composable
 from otbound.choices import DEFAULT_DISCRETISATION
-from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.errors import InvalidSpecification, UnsupportedOperation, required
 from otbound.numerics.allocation import EpochPair
 from otbound.numerics.limits import DISCRETISATION_RANGE, MAX_PLD_POINTS, show
 from otbound.numerics.one_step import branches_delta
@@ -130,7 +131,7 @@ def lower_end(steps: list[Step], delta: float | None, epsilon: float | None,
             pmf = pair.lower_pmf(discretisation)
             pmf = pmf.self_compose(step.count, TRUNCATION) if step.count > 1 else pmf
             found = pmf if found is None else found.compose(pmf, TRUNCATION)
-        composed.append(found)
+        composed.append(required(found, "a case's composition"))   # there are steps
     # dp_accounting adds the truncated mass (≤ TRUNCATION per composition) to infinity even
     # when it rounds down, and its FFT leaves noise: both are taken off the lower end; its
     # inversion is exact for the pmf but for rounding, which a relative margin covers
@@ -240,7 +241,7 @@ def compose_plds(steps: list[Step], discretisation: float = DEFAULT_DISCRETISATI
 
     chosen = range(len(steps[0].cases)) if cases is None else cases
     return [prefixes.fold(("pld", case, discretisation), steps,
-                          lambda step, case=case: repeated(step, case),
+                          functools.partial(repeated, case=case),
                           lambda composed, more: composed.compose(more))
             for case in chosen]
 

@@ -16,6 +16,7 @@ the target (an upper bound, as every δ here is).
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Callable
 
@@ -26,7 +27,7 @@ from otbound.accounting.accountant import Guarantee, best_guarantee, finish_guar
 from otbound.accounting.profiles import profile_guarantee
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Accountant, Conversion, Method, Posthoc
-from otbound.errors import UnsupportedOperation
+from otbound.errors import UnsupportedOperation, required
 from otbound.numerics.limits import show
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.one_step import branches_delta
@@ -108,7 +109,7 @@ def _composed(setting: Subsampling, mechanism: Mechanism, count: int, accountant
 
     if accountant is not Accountant.BEST:
         return with_accountant(accountant)
-    return best_guarantee({a.value: (lambda a=a: with_accountant(a))
+    return best_guarantee({a.value: functools.partial(with_accountant, a)
                            for a in (Accountant.RDP, Accountant.PLD)}, delta)
 
 
@@ -165,6 +166,7 @@ def _solved(delta_at: Callable[[float], float], count: int, accountant: Accounta
     """δ at ``epsilon``, or the smallest ε (up to the bisection's width, rounded up) whose
     δ is at most ``delta``."""
     if delta is None:
+        epsilon = required(epsilon, "epsilon")   # check_target: one of the two is given
         return Guarantee(float(epsilon), delta_at(epsilon), count, accountant, details)
     largest, width = EPSILON_SEARCH
     if delta_at(0.0) <= delta:

@@ -8,7 +8,7 @@ whole run at once gives, to the last bit.
 
 from __future__ import annotations
 
-from typing import Callable, Hashable, TypeVar
+from typing import Any, Callable, Hashable, TypeVar
 
 from otbound.accounting.steps import Step
 
@@ -19,8 +19,9 @@ class Prefixes:
     """Folds over steps, kept by key and extended where the steps extend those folded."""
 
     def __init__(self) -> None:
-        self._folds: dict[Hashable, tuple[tuple[Step, ...], object]] = {}
-        self._once: dict[Hashable, tuple[object, object]] = {}
+        # the folds and values of every key, each of its own type
+        self._folds: dict[Hashable, tuple[tuple[Step, ...], Any]] = {}
+        self._once: dict[Hashable, tuple[object, Any]] = {}
 
     def fold(self, key: Hashable, steps: list[Step], one: Callable[[Step], Folded],
              combine: Callable[[Folded, Folded], Folded]) -> Folded:

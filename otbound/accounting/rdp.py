@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import AbstractSet, Sequence
 
 import numpy as np
 
@@ -14,7 +15,7 @@ from otbound.accounting.prefixes import Prefixes
 from otbound.accounting.steps import Step, check_composable
 from otbound.choices import Conversion
 from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.numerics.one_step import cases_log_psi
+from otbound.numerics.one_step import RenyiBranch, cases_log_psi
 from otbound.numerics.renyi import check_orders
 from otbound.numerics.three_point import ThreePointMaximum, certifying_orders
 from otbound.numerics.three_point_formula import MAX_ORDER
@@ -94,7 +95,7 @@ CERTIFIABLE = frozenset(range(2, MAX_ORDER + 1))
 """The integer orders at which :func:`sharpened` can certify three-point maxima."""
 
 
-def bounded_by(orders: np.ndarray, integers: set[int]) -> np.ndarray:
+def bounded_by(orders: np.ndarray, integers: AbstractSet[int]) -> np.ndarray:
     """Which ``orders`` a certificate at one of the ``integers`` ``n`` bounds: those in
     ``(n − 1, n]`` (ε(α) never decreases), and those ≤ 2 by ``n = 2``."""
     return np.isin(certifying_orders(orders), list(integers))
@@ -105,7 +106,7 @@ def sharpenable(steps: list[Step]) -> bool:
     return any(step.renyi_cases is not None for step in steps)
 
 
-def sharpened(steps: list[Step], curve: RdpCurve, integers: set[int],
+def sharpened(steps: list[Step], curve: RdpCurve, integers: AbstractSet[int],
               estimate: bool = False) -> RdpCurve | None:
     """The composed ``curve`` made tighter at the orders the ``integers`` bound
     (:func:`bounded_by`) with the steps' :attr:`~otbound.accounting.steps.Step.renyi_cases`
@@ -119,7 +120,8 @@ def sharpened(steps: list[Step], curve: RdpCurve, integers: set[int],
     total = np.zeros(orders.size)
     try:
         for step in steps:
-            cases = step.cases if step.renyi_cases is None else step.renyi_cases
+            cases: Sequence[Sequence[RenyiBranch]] = (step.cases if step.renyi_cases is None
+                                                 else step.renyi_cases)
             if estimate:
                 cases = [[(weight, [p.estimated() if isinstance(p, ThreePointMaximum) else p
                                     for p in pairs]) for weight, pairs in case]

@@ -20,10 +20,11 @@ from otbound.accounting.accountant import Guarantee, check_target, compose
 from otbound.accounting.prefixes import Prefixes
 from otbound.accounting.steps import Step, subsampled_step
 from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion
-from otbound.errors import InvalidSpecification, as_choice
+from otbound.errors import InvalidSpecification, as_choice, required
 from otbound.numerics.derived import as_setting
 from otbound.numerics.limits import show
 from otbound.numerics.mechanisms import Mechanism, describe
+from otbound.numerics.settings import Setting
 
 
 TPR_EPSILONS = tuple(float(e) for e in (0.0, *np.geomspace(1e-3, 40.0, 48)))
@@ -38,7 +39,7 @@ class Entry:
     each ``step`` (one step of them, or for :meth:`RunningAccountant.record` the step recorded,
     whose setting and mechanism are then ``None``)."""
 
-    setting: object | None
+    setting: Setting | None
     mechanism: Mechanism | None
     count: int
     step: Step
@@ -52,7 +53,8 @@ class Entry:
         if self.setting is None:
             return {"setting": self.step.setting, "steps": self.steps}
         unit = "epochs" if self.setting.epoch_level else "steps"
-        return {"setting": self.setting.describe(), **describe(self.mechanism),
+        mechanism = required(self.mechanism, "the mechanism of an entry with a setting")
+        return {"setting": self.setting.describe(), **describe(mechanism),
                 unit: self.count}
 
 
@@ -174,9 +176,10 @@ class RunningAccountant:
     def to_json(self, *, delta: float | None = None, epsilon: float | None = None) -> dict:
         """The history (settings, mechanisms, counts) and, at ``delta`` or ``epsilon``, the
         guarantee: what a training run records of what was accounted."""
-        found = {"accountant": self.accountant.value, "conversion": self.conversion.value,
-                 "discretisation": self.discretisation,
-                 "history": [entry.to_json() for entry in self._entries]}
+        found: dict[str, object] = {
+            "accountant": self.accountant.value, "conversion": self.conversion.value,
+            "discretisation": self.discretisation,
+            "history": [entry.to_json() for entry in self._entries]}
         if delta is not None or epsilon is not None:
             found["guarantee"] = self.guarantee(delta=delta, epsilon=epsilon).to_json()
         return found

@@ -19,11 +19,12 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, replace
 from enum import Enum
+from typing import Protocol
 
 from otbound.accounting.guarantees import account
 from otbound.accounting.truncated import TruncatedPoissonSetting
 from otbound.choices import Neighbouring, SchemeKind
-from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
+from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice, required
 from otbound.numerics.epoch_settings import BallsInBins, RandomAllocation, ShuffledBatches
 from otbound.numerics.limits import show
 from otbound.numerics.settings import Subsampling
@@ -60,6 +61,13 @@ class SamplerPlan:
     def account(self, mechanism, **options):
         """:func:`account` of the plan's setting over its steps."""
         return account(self.setting, mechanism, self.steps, **options)
+
+
+class SamplerDescription(Protocol):
+    """One of this module's descriptions of a sampler: what it accounts."""
+
+    def plan(self) -> SamplerPlan:
+        """The setting and the number of steps otbound accounts for the described run."""
 
 
 def _count(name: str, value, smallest: int = 1) -> int:
@@ -237,7 +245,8 @@ class JaxCyclicPoissonSampling:
                   f"(at most {steps} of the {self.iterations}), without amplification by the "
                   "choice of its group" if cycled else ""))
         if self.truncated_batch_size is None:
-            return SamplerPlan(_poisson(self.sampling_prob, self.neighbouring), steps, why)
+            return SamplerPlan(_poisson(self.sampling_prob, _relation(self.neighbouring)), steps,
+                               why)
         return SamplerPlan(self._truncated(), steps, why)
 
     def _truncated(self) -> TruncatedPoissonSetting:
@@ -249,9 +258,10 @@ class JaxCyclicPoissonSampling:
                 "truncation with partition_type='independent' truncates groups of random size, "
                 "which the truncated Poisson bound (one dataset size) does not cover; use "
                 "partition_type='equal-split' (groups of floor(N/cycle_length))")
-        return TruncatedPoissonSetting(self.sampling_prob, self.truncated_batch_size,
+        return TruncatedPoissonSetting(self.sampling_prob,
+                                       required(self.truncated_batch_size, "the batch size"),
                                        self.dataset_size // self.cycle_length,
-                                       self.neighbouring)
+                                       _relation(self.neighbouring))
 
 
 @dataclass(frozen=True)
@@ -381,7 +391,7 @@ class JaxUserSelection:
     ``examples_per_user_per_batch`` of their records, whose gradient is clipped as one
     (``clipped_per_user``, as jax_privacy expects)."""
 
-    base: object
+    base: SamplerDescription
     examples_per_user_per_batch: int = 1
     clipped_per_user: bool = True
 

@@ -15,11 +15,12 @@ from otbound.choices import Quantity
 from otbound.errors import InvalidSpecification
 from otbound.numerics.limits import MAX_STEPS, show
 from otbound.numerics.mechanisms import Mechanism, describe
-from otbound.numerics.one_step import Branch, solved, tight_branches
+from otbound.numerics.one_step import Branch, RenyiBranch, solved, tight_branches
 from otbound.numerics.solvers import Basis
 from otbound.numerics.three_point import enclosed
 
 StepCase = tuple[Branch, ...]
+RenyiCase = tuple[RenyiBranch, ...]
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class Step:
     setting: dict
     tight: bool = False
     """Whether the cases are the mechanism's exact worst case (not a relaxation)."""
-    renyi_cases: tuple[StepCase, ...] | None = None
+    renyi_cases: tuple[RenyiCase, ...] | None = None
     """Tighter cases for Rényi divergences only, at a cost of seconds per order: 001 Thm.
     3.6's certified three-point maximum where ``cases`` are a relaxation of it. The RDP
     accountant uses them at the orders where they can decide its answer
@@ -66,7 +67,7 @@ def subsampled_step(setting, mechanism: Mechanism, count: int) -> Step:
                 _renyi_cases(setting, mechanism) if how.basis is Basis.RELAXED else None)
 
 
-def _renyi_cases(setting, mechanism: Mechanism) -> tuple[StepCase, ...] | None:
+def _renyi_cases(setting, mechanism: Mechanism) -> tuple[RenyiCase, ...] | None:
     """The cases of the setting's Rényi solvers, where one of their pairs is a certified
     three-point maximum (known only by its Rényi divergence)."""
     branches, _ = solved(setting, mechanism, Quantity.RDP)

@@ -51,7 +51,8 @@ def call_entry(claim: Claim, what: str, point: Point, function: Callable, *args,
     except OtboundError as error:
         raise AuditFileError(entry_failure(claim, what, error, point)) from error
     except (Exception, SystemExit) as error:   # noqa: BLE001 (user code may raise anything)
-        if raised_by_otbound(error.__traceback__.tb_next):
+        traceback = error.__traceback__   # set: the error was raised
+        if raised_by_otbound(traceback.tb_next if traceback is not None else None):
             raise InternalError(f"otbound's own code failed while evaluating {what} of "
                                 f"{claim.where} at point {dict(point)}: "
                                 f"{one_line(error)}") from error

@@ -26,7 +26,7 @@ from otbound.audit.domain import Domain
 from otbound.audit.search import SearchOutcome, search_domain
 from otbound.audit.verdict import (RELATIVE, EntryResult, PointResult, construction_ratio,
                                    judge_point)
-from otbound.errors import InvalidSpecification
+from otbound.errors import InvalidSpecification, required
 from otbound.optional import optional_module
 
 Task = tuple[str, int]
@@ -60,7 +60,7 @@ def settle_task(task: tuple[str, Seeds]) -> tuple[SearchOutcome | None, PointRes
                       if ratio is not None and ratio < 1 - RELATIVE), key=lambda seed: seed[1])
     candidates = [point for point, _ in unsound[:1]]
     if outcome is not None and outcome.violated:
-        candidates.insert(0, outcome.at)
+        candidates.insert(0, required(outcome.at, "the point of the smallest ratio"))
     settled = None
     for point in candidates:
         settled = judge_point(claim, point)

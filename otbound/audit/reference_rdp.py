@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from otbound.audit.claims import Reference
 from otbound.audit.references import subsampled
-from otbound.choices import Quantity
+from otbound.choices import Quantity, SchemeKind
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.settings import Subsampling
 
@@ -28,13 +28,15 @@ def larger_reference(references: Sequence[Reference]) -> Reference:
     """
     if not references:
         raise ValueError("larger_reference needs at least one reference")
-    uppers = [reference.upper for reference in references]
-    upper = None if any(u is None for u in uppers) else max(uppers)
-    known = [reference for reference in references if reference.lower is not None]
-    if not known:
-        return Reference(upper, None, "; ".join(r.witness for r in references if r.witness))
-    best = max(known, key=lambda reference: reference.lower)
-    return Reference(upper, best.lower, best.witness, best.confirm)
+    uppers = [reference.upper for reference in references if reference.upper is not None]
+    upper = max(uppers) if len(uppers) == len(references) else None
+    known = [(reference.lower, reference) for reference in references
+             if reference.lower is not None]
+    if not known:   # no construction: the witnesses are texts
+        return Reference(upper, None, "; ".join(r.witness for r in references
+                                                if isinstance(r.witness, str) and r.witness))
+    lower, best = max(known, key=lambda entry: entry[0])
+    return Reference(upper, lower, best.witness, best.confirm)
 
 
 def pure_group_rdp(rate: float, group: int, mechanism: Mechanism, alpha: float) -> Reference:
@@ -44,6 +46,6 @@ def pure_group_rdp(rate: float, group: int, mechanism: Mechanism, alpha: float) 
     construction where the mechanism's solver is tight."""
     shapes = [(group, 0), (0, group)]
     return larger_reference([
-        subsampled(Subsampling("poisson", rate=rate, insertions=inserted, removals=removed),
-                   mechanism, Quantity.RDP, alpha)
+        subsampled(Subsampling(SchemeKind.POISSON, rate=rate, insertions=inserted,
+                               removals=removed), mechanism, Quantity.RDP, alpha)
         for inserted, removed in shapes])

@@ -28,7 +28,7 @@ import numpy as np
 
 from otbound.audit.claims import Reference, Witness
 from otbound.audit.references import count_table, mechanism_text, outputs_text
-from otbound.errors import UnsupportedOperation
+from otbound.errors import InternalError, UnsupportedOperation
 from otbound.numerics.families import GAUSSIAN
 from otbound.numerics.mechanisms import gaussian
 from otbound.numerics.pairs import MixturePair
@@ -53,6 +53,8 @@ def draw_counts(dataset_size: int, batch_size: int) -> tuple[Fraction, ...]:
     weights = [Fraction(0)] * (batch_size + 1)
     for batch, probability in WithReplacement(batch_size).pmf(
             frozenset(range(dataset_size))).items():
+        if not isinstance(batch, tuple):   # with replacement, batches are multisets (tuples)
+            raise InternalError(f"a set batch {batch} from sampling with replacement")
         weights[batch.count(0)] += probability
     return tuple(weights)
 

@@ -256,8 +256,8 @@ def gaussian_group(distance: int, mechanism: Mechanism, alpha: float) -> Referen
     mechanism = _additive(mechanism)
     alpha = float(alpha)
     upper = per_order(mechanism.group_log_psi(distance, [alpha]), np.array([alpha])).upper[0]
-    pair = MixturePair(mechanism.family, mechanism.noise_multiplier, [float(distance)], [0.0],
-                       [0.0], [0.0])
+    pair = MixturePair(mechanism.family, mechanism.noise_multiplier, np.array([float(distance)]),
+                       np.array([0.0]), np.array([0.0]), np.array([0.0]))
     bound, _, _ = _judged([(pair, "")], alpha)
     text = (f"batches y = B ∪ g, y' = B ∪ g' with |g| = |g'| = {distance} ({distance} "
             f"substitutions); f(y) = L·|y ∩ g| (sensitivity L = {mechanism.sensitivity:g}); "

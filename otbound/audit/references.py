@@ -19,7 +19,7 @@ import numpy as np
 
 from otbound.audit.claims import Reference, Witness
 from otbound.choices import Quantity, SchemeKind
-from otbound.errors import UnsupportedOperation
+from otbound.errors import UnsupportedOperation, required
 from otbound.numerics.mechanisms import Mechanism, describe
 from otbound.numerics.pairs import FinitePair, MixturePair
 from otbound.numerics.settings import Subsampling
@@ -80,11 +80,12 @@ def subsampled(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
     judged = [(_divergence(pair, quantity, at), pair, values, where)
               for pair, values, where in candidates]
     upper = max(entry[0].value for entry in judged)
-    bound, pair, values, where = max(judged, key=lambda entry: entry[0].value - 2 * entry[0].error)
+    bound, pair, on_components, where = max(judged,
+                                            key=lambda entry: entry[0].value - 2 * entry[0].error)
     lower = math.nextafter(bound.value - 2 * bound.error, -math.inf)
     scale = 1 / (at - 1) if quantity is Quantity.RDP else 1.0
     return Reference(upper * scale, max(lower, 0.0) * scale,
-                     _witness(setting, *where, mechanism, pair, values),
+                     _witness(setting, *where, mechanism, pair, on_components),
                      lambda: _precise(pair, quantity, at) * scale)
 
 
@@ -159,7 +160,7 @@ def _witness(setting: Subsampling, where: str, sides: tuple[tuple[str, ...], ...
     else:
         sampling = (f"without replacement, {setting.batch_size} of the {setting.dataset_size} "
                     "records, every batch equally likely")
-        common = setting.dataset_size - removed
+        common = required(setting.dataset_size, "the dataset size") - removed
     return Witness(tuple(f"r{i}" for i in range(1, removed + 1)),
                    tuple(f"{own}{j}" for j in range(1, inserted + 1)), sampling, function,
                    mechanism_text(mechanism), outputs_text(pair),
@@ -204,16 +205,15 @@ def conversion(alpha: float, rho: float, quantity: Quantity, at: float) -> Refer
     else:
         converted = optimal_delta(alpha, rho, at)
         upper = converted.delta
-    p, q = _feasible(*converted.bernoulli, alpha, rho)
-    lower, witness = None, ""
-    if p is not None:
-        exact = _bernoulli_value(p, q, quantity, at)
-        lower = math.nextafter(float(exact) * (1 - 1e-12), -math.inf)
-        witness = (f"P = Bern({p:.12g}), Q = Bern({q:.12g}): (α = {alpha:g}, ρ = {rho:g})-RDP, "
-                   f"{'ε' if quantity is Quantity.EPSILON else 'δ'} = {float(exact):.12g} "
-                   "(seed 004)")
-    return Reference(upper, lower, witness,
-                     (lambda: float(_bernoulli_value(p, q, quantity, at))) if witness else None)
+    p, q = _feasible(*required(converted.bernoulli, "the optimal Bernoulli pair"), alpha, rho)
+    if p is None:
+        return Reference(upper, None, "", None)
+    exact = _bernoulli_value(p, q, quantity, at)
+    lower = math.nextafter(float(exact) * (1 - 1e-12), -math.inf)
+    witness = (f"P = Bern({p:.12g}), Q = Bern({q:.12g}): (α = {alpha:g}, ρ = {rho:g})-RDP, "
+               f"{'ε' if quantity is Quantity.EPSILON else 'δ'} = {float(exact):.12g} "
+               "(seed 004)")
+    return Reference(upper, lower, witness, lambda: float(_bernoulli_value(p, q, quantity, at)))
 
 
 def _feasible(p: float, q: float, alpha: float, rho: float) -> tuple[float | None, float]:

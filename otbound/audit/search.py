@@ -28,6 +28,7 @@ from typing import Callable
 
 
 from otbound.audit.domain import Domain, Point
+from otbound.errors import required
 
 Objective = Callable[[Point], float | None]
 """``claim / lower`` at a point, ``None`` where no construction is known."""
@@ -53,7 +54,8 @@ class SearchOutcome:
     def text(self) -> str:
         if self.smallest is None:
             return f"{self.evaluations} evaluations, no construction to compare with"
-        shown = ", ".join(f"{k} = {v:g}" for k, v in self.at.items())
+        at = required(self.at, "the point of the smallest ratio")   # set with smallest
+        shown = ", ".join(f"{k} = {v:g}" for k, v in at.items())
         return (f"{self.evaluations} evaluations over the domain, smallest ratio claim / "
                 f"construction {self.smallest:.6g} at {shown}")
 
@@ -65,7 +67,7 @@ claim evaluated in double precision where the divergences are tiny (1e-8 relativ
 
 
 def search_domain(name: str, domain: Domain, objective: Objective,
-                  seeds: list[tuple[dict, float]]) -> SearchOutcome:
+                  seeds: list[tuple[dict, float | None]]) -> SearchOutcome:
     """The smallest ``objective`` found over ``domain`` within its budget (see the module's
     steps), its point shrunk to a simple one where it is a violation."""
     state = _State(domain, objective, domain.budget)
@@ -77,7 +79,8 @@ def search_domain(name: str, domain: Domain, objective: Objective,
     best_point, best = state.best
     if best is not None and best < 1 - VIOLATION:
         state.budget = state.evaluations + 3 * len(domain.parameters)   # the shrinking's own
-        best_point, best = state.shrink(best_point, best)
+        best_point, best = state.shrink(required(best_point, "the point of the smallest ratio"),
+                                        best)
     return SearchOutcome(state.evaluations, best, best_point)
 
 
@@ -136,7 +139,8 @@ class _State:
         step of a discrete parameter (a stated condition often ties a continuous parameter
         to an integer one: Abadi et al.'s ``λ ≤ σ² ln(1/(qσ))``); the step halves when no
         move improves."""
-        current, value = point, self.seen[self._key(point)][1]
+        # a start has a ratio (:meth:`starts`)
+        current, value = point, required(self.seen[self._key(point)][1], "the start's ratio")
         step = 0.125
         while step >= SMALLEST_STEP and self.evaluations < self.budget:
             moved = False
@@ -166,7 +170,7 @@ class _State:
     def _moved(self, point: dict, index: int, step: float) -> dict | None:
         parameter = self.domain.parameters[index]
         value = point[parameter.name]
-        moved = parameter.value(parameter.unit(value) + step)
+        moved: float | None = parameter.value(parameter.unit(value) + step)
         if parameter.discrete and moved == value:
             moved = parameter.next(value, step > 0)
         if moved is None or moved == value:

@@ -35,7 +35,7 @@ from otbound.audit.blame import call_entry
 from otbound.audit.claims import Claim, Point, Reference, Witness
 from otbound.audit.references import constructions_only
 from otbound.audit.search import SearchOutcome
-from otbound.errors import AuditFileError, UnsupportedOperation
+from otbound.errors import AuditFileError, UnsupportedOperation, required
 
 RELATIVE = 1e-9
 """Relative tolerance of the comparisons (the claims are evaluated in double precision)."""
@@ -175,7 +175,8 @@ def _number(claim: Claim, what: str, point: Point, value, nan: bool = False) -> 
 def _status(claimed: float, reference: Reference) -> str:
     if reference.lower is not None and _below(claimed, reference.lower):
         return "unsound"
-    if reference.tight and claimed <= reference.upper * (1 + RELATIVE) + ABSOLUTE:
+    if (reference.tight and reference.upper is not None   # tight: both ends are known
+            and claimed <= reference.upper * (1 + RELATIVE) + ABSOLUTE):
         return "tight"
     if reference.upper is not None and not _below(claimed, reference.upper):
         return "circular" if reference.published else "sound"
@@ -242,7 +243,8 @@ class EntryResult:
         witness = self.witness
         if witness is None or witness.status != "unsound":
             return None
-        return witness.construction_ratio, witness.point
+        # an unsound point has a construction
+        return required(witness.construction_ratio, "an unsound point's ratio"), witness.point
 
     @property
     def witness(self) -> PointResult | None:
@@ -253,7 +255,8 @@ class EntryResult:
             return self.settled
         unsound = [p for p in self.points if p.status == "unsound"]
         if unsound and self.settled is None:
-            return min(unsound, key=lambda p: p.construction_ratio)
+            return min(unsound, key=lambda p: required(p.construction_ratio,
+                                                       "an unsound point's ratio"))
         wrong = [p for p in self.points if p.status == "not attained"]
         return max(wrong, key=lambda p: p.ratio or 0.0, default=None)
 

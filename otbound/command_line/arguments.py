@@ -10,6 +10,7 @@ import argparse
 import math
 import re
 from fractions import Fraction
+from typing import NoReturn
 
 from otbound.choices import (DEFAULT_DISCRETISATION, DEFAULT_TOLERANCE, Accountant, Conversion,
                              Method, Neighbouring, Posthoc)
@@ -32,7 +33,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-inf$")
 
-    def error(self, message: str) -> None:
+    def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"otbound: error: {message} (see 'otbound --help')\n")
 
 
@@ -133,7 +134,8 @@ def _numbers(flag: str):
             return [float(part) for part in text.split(",")]
         except ValueError:
             raise argparse.ArgumentTypeError(
-                f"{flag} takes a number or a comma-separated list of numbers, got {text!r}")
+                f"{flag} takes a number or a comma-separated list of numbers, got {text!r}"
+            ) from None
     return parse
 
 

@@ -9,7 +9,7 @@ import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from otbound.choices import (DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Neighbouring,
                              Posthoc)
@@ -18,6 +18,7 @@ from otbound.errors import (AuditFileError, DerivationFileError, InvalidSpecific
 
 if TYPE_CHECKING:
     from otbound.numerics.derived import DerivedSetting
+    from otbound.numerics.epoch_settings import EpochSetting
     from otbound.numerics.mechanisms import Mechanism
     from otbound.numerics.settings import Subsampling
 
@@ -138,7 +139,7 @@ _SETTING_FLAGS = ("rate", "group", "insertions", "removals", "batch_size", "data
                   "substitutions", "max_batch", "neighbouring", "steps_per_epoch", "selected")
 
 
-def build_derived_setting(args: argparse.Namespace) -> DerivedSetting:
+def build_derived_setting(args: argparse.Namespace) -> DerivedSetting | EpochSetting:
     """``--derivation NAME --param …``: the derivation's bound at the given parameters."""
     from otbound.engine.bundled import load_derivation
     from otbound.numerics.derived import derived_setting
@@ -218,12 +219,14 @@ def build_epoch_setting(args: argparse.Namespace):
         if getattr(args, flag) is None and flag not in _OPTIONAL:
             raise InvalidSpecification(f"--scheme {args.scheme} needs "
                                        f"--{flag.replace('_', '-')}")
-    relation = {"group": 1 if args.group is None else args.group,
-                "neighbouring": args.neighbouring or "add-remove"}
+    group = 1 if args.group is None else args.group
+    neighbouring = args.neighbouring or "add-remove"
     if args.scheme == "random-allocation":
-        return RandomAllocation(args.steps_per_epoch, args.selected or 1, **relation)
+        return RandomAllocation(args.steps_per_epoch, args.selected or 1, group=group,
+                                neighbouring=neighbouring)
     if args.scheme == "balls-in-bins":
-        return BallsInBins(args.batch_size, args.dataset_size, **relation)
+        return BallsInBins(args.batch_size, args.dataset_size, group=group,
+                           neighbouring=neighbouring)
     return ShuffledBatches(args.batch_size, args.dataset_size)
 
 
@@ -355,6 +358,10 @@ def solved_parameter(args: argparse.Namespace) -> str:
     return "sigma" if args.solve_for == "noise-multiplier" else args.solve_for
 
 
+@overload
+def as_solved(args: argparse.Namespace, value: float, safe: bool = True) -> float: ...
+@overload
+def as_solved(args: argparse.Namespace, value: None, safe: bool = True) -> None: ...
 def as_solved(args: argparse.Namespace, value: float | None, safe: bool = True
               ) -> float | None:
     """A calibrated value as ``--solve-for`` names it: ``noise-multiplier`` is σ/L, rounded

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from otbound.choices import Quantity
 
 if TYPE_CHECKING:
+    from otbound.engine.epoch_derivation import EpochReport
     from otbound.engine.report import DerivationReport
 
 
@@ -81,7 +82,7 @@ def method_text(guarantee) -> str:
     return f"method {method}{f' ({posthoc})' if posthoc else ''}, "
 
 
-def summary(reports: list[DerivationReport]) -> str:
+def summary(reports: Sequence[DerivationReport | EpochReport]) -> str:
     header = ("derivation", "variants", "validity", "d_Y-compatible", "matches published",
               "seconds")
     rows = [(r.derivation.name, str(len(r.variants)), r.validity, _yes(r.d_compatible),

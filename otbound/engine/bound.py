@@ -170,9 +170,8 @@ class MixtureProblem:
             if not is_identically_zero(mine.weight - theirs.weight):
                 return f"weight of {mine.label} is {mine.weight}, the other has {theirs.weight}"
         names = self.positions()
-        mine = self.constraints.closure().relabelled(names)
-        theirs = other.constraints.closure().relabelled(names)
-        if mine != theirs:
+        if (self.constraints.closure().relabelled(names)
+                != other.constraints.closure().relabelled(names)):
             return (f"constraints differ: {self.constraints.describe()} vs "
                     f"{other.constraints.describe()}")
         return ""
@@ -182,7 +181,9 @@ class MixtureProblem:
         point (closed distance 0) merged into one, their weights added: ``b_ŷ`` is then the same
         distribution, so the mixtures and the maximum are unchanged."""
         closed = self.constraints.closure()
-        split, kept, parts = len(self.left), [], []
+        split = len(self.left)
+        kept: list[int] = []
+        parts: list[list[sp.Expr]] = []
         components = self.left + self.right
         for index, component in enumerate(components):
             home = next((k for k, first in enumerate(kept) if (first >= split) == (index >= split)
@@ -437,7 +438,7 @@ class MixtureBound:
             orders = [tuple(theirs[case.name] for case in self.cases)]
         else:
             orders = list(itertools.permutations(other.cases))
-        first = None
+        first: list[str] = []
         for order in orders:
             reasons = [f"case {mine.name}: {reason}" for mine, theirs_case in zip(self.cases, order)
                        if (reason := mine.difference(theirs_case))]
@@ -483,10 +484,10 @@ def problem(left: Iterable[tuple[str, object]], right: Iterable[tuple[str, objec
     """Convenience constructor: components as ``(label, weight)`` and bounds by label pair."""
     import sympy as sp
 
-    left = tuple(Component(label, sp.sympify(w)) for label, w in left)
-    right = tuple(Component(label, sp.sympify(w)) for label, w in right)
-    labels = tuple(c.label for c in left + right)
-    return MixtureProblem(left, right, ConstraintMatrix.from_pairs(labels, constraints))
+    lefts = tuple(Component(label, sp.sympify(w)) for label, w in left)
+    rights = tuple(Component(label, sp.sympify(w)) for label, w in right)
+    labels = tuple(c.label for c in lefts + rights)
+    return MixtureProblem(lefts, rights, ConstraintMatrix.from_pairs(labels, constraints))
 
 
 def statement(**cases: MixtureProblem | Iterable[tuple[object, MixtureProblem]]) -> MixtureBound:

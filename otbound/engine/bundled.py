@@ -68,6 +68,8 @@ def load_definition(path: Path, attribute: str, kind: type | tuple[type, ...], w
     if path.suffix != ".py":
         raise error(f"{what} file {str(path)!r} must be a Python file (.py)")
     spec = importlib.util.spec_from_file_location(f"otbound_{what}_{path.stem}", path)
+    if spec is None or spec.loader is None:   # not for a .py file
+        raise error(f"{what} file {str(path)!r} could not be loaded")
     module = importlib.util.module_from_spec(spec)
     try:
         # Whatever the file prints goes to stderr, so that stdout stays one clean result (JSON).

@@ -46,7 +46,7 @@ def symbolic_case_bound(case: Case, scheme: Scheme, size_reference: SizeReferenc
     to_size = {symbols.n: symbols.N - case.size_offset(size_reference)}
     left, right = _components(
         case, lambda label: tidy(conditionals.probability[label].subs(to_size)))
-    ref = case.coupling.reference
+    ref = case.reference
     _, on_x_prime = case.event(ref)
     size = conditionals.dataset_size(on_x_prime)
     mass: dict[ConstraintMatrix, sp.Expr] = defaultdict(lambda: sp.Integer(0))

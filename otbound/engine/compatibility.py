@@ -128,7 +128,7 @@ def profiles_by_content(conditionals: ConcreteConditionals,
     """For each special content of the reference batch, the Cor. D.7 constraint matrices seen."""
     geometry = SupportGeometry(conditionals, relation)
     case = conditionals.case
-    ref = case.coupling.reference
+    ref = case.reference
     seen: dict[Content, set[ConstraintMatrix]] = defaultdict(set)
     for batch in conditionals.conditional(ref):
         content, _ = geometry.batch_type(batch)

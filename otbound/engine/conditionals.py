@@ -22,7 +22,7 @@ from otbound.engine.couplings import Coupling
 from otbound.engine.events import Event, partition_defect
 from otbound.engine.relations import NeighbourPair
 from otbound.engine.schemes import Scheme
-from otbound.errors import InvalidSpecification
+from otbound.errors import InternalError, InvalidSpecification
 
 
 class SizeReference(Enum):
@@ -58,6 +58,15 @@ class Case:
             raise InvalidSpecification(
                 f"case {self.pair.name!r}: the coupling generates {list(self.coupling.coordinates)}"
                 f" but the events are {list(labels)}")
+
+    @property
+    def reference(self) -> str:
+        """The coupling's reference coordinate (a searched coupling's is bound to the case's
+        labels when the case is made)."""
+        reference = self.coupling.reference
+        if reference is None:
+            raise InternalError(f"case {self.pair.name!r}: the coupling has no reference")
+        return reference
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -125,7 +134,7 @@ class ConcreteConditionals:
     def joint(self) -> dict[tuple, Fraction]:
         """The coupling's exact joint pmf (coordinates in the coupling's order)."""
         coupling = self.case.coupling
-        return coupling.joint(self.batches(coupling.reference), self)
+        return coupling.joint(self.batches(self.case.reference), self)
 
 
 class SymbolicConditionals:
@@ -176,4 +185,4 @@ class SymbolicConditionals:
     def marginal_types(self) -> dict[str, list[tuple[sp.Expr, BatchType]]]:
         """Each coordinate's marginal mass over batch types under the coupling."""
         coupling = self.case.coupling
-        return coupling.marginal_types(self.types(coupling.reference), self)
+        return coupling.marginal_types(self.types(self.case.reference), self)

@@ -147,8 +147,8 @@ def _backtrack(k: int, sizes: list[int], allowed: dict, limit: int) -> np.ndarra
         mask = allowed[(0, u)][chosen[0]].copy()
         for level, j in enumerate(chosen[1:]):
             mask &= allowed[(others[level], u)][j]
-        for j in np.flatnonzero(mask):
-            extend(chosen + [int(j)])
+        for index in np.flatnonzero(mask):
+            extend(chosen + [int(index)])
 
     for i in range(sizes[0]):
         extend([i])
@@ -345,7 +345,7 @@ def search_case(case: Case, relation: BatchRelation, instances: Iterable) -> Cas
             sizes.append(instance["N"])
             for content, matrices in profiles_by_content(conditionals, relation).items():
                 profiles.setdefault(content, set()).update(matrices)
-    search = CouplingSearch(case.coupling.reference, tuple(outcomes))
+    search = CouplingSearch(case.reference, tuple(outcomes))
     note = ("a searched coupling exists only on the instances searched (no generative "
             "coupling is given, so nothing is proved for every N)")
     report = CaseReport(case, len(sizes), tuple(sizes), tuple(skipped), symbolic_note=note,

@@ -18,9 +18,9 @@ import itertools
 import math
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import Field, dataclass, field, fields, replace
 from fractions import Fraction
-from typing import Iterable, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Protocol
 
 import sympy as sp
 
@@ -46,6 +46,9 @@ class CouplingStep(ABC):
     A step reads the coordinate named by its field ``source`` (if it has one) and creates the
     coordinates :attr:`targets`.
     """
+
+    if TYPE_CHECKING:   # every concrete step is a dataclass (its fields are checked)
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -103,13 +106,14 @@ def _check_fields(step: CouplingStep) -> None:
     """Every field of ``step`` has its declared shape (lists are taken as tuples), or an
     :class:`InvalidSpecification` names the step, the field, what it takes and what it got."""
     for declared in fields(step):
+        shape = str(declared.type)   # a string already: the steps' modules postpone annotations
         value = getattr(step, declared.name)
         if isinstance(value, list):
             value = tuple(tuple(v) if isinstance(v, list) else v for v in value)
             object.__setattr__(step, declared.name, value)
-        if not _conforms(value, declared.type):
+        if not _conforms(value, shape):
             raise InvalidSpecification(
-                f"{type(step).__name__}: {declared.name} must be {_SHAPES[declared.type]}, got "
+                f"{type(step).__name__}: {declared.name} must be {_SHAPES[shape]}, got "
                 f"{value!r}", parameter=declared.name)
 
 
@@ -467,7 +471,8 @@ class Coupling:
         """
         result = {self.reference: list(reference)}
         for step in self.steps:
-            produced = [defaultdict(lambda: sp.Integer(0)) for _ in step.targets]
+            produced: list[defaultdict[BatchType, sp.Expr]] = [
+                defaultdict(lambda: sp.Integer(0)) for _ in step.targets]
             sources = result[step.sources[0]] if step.sources else [(sp.Integer(1), None)]
             for mass, source in sources:
                 for p, types in step.type_outcomes(source, given):

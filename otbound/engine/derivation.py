@@ -13,6 +13,7 @@ import math
 import time
 from collections import defaultdict
 from dataclasses import replace
+from typing import Callable, overload
 
 from otbound.engine.auto_coupling import SearchedCoupling
 from otbound.engine.batches import Content
@@ -26,7 +27,8 @@ from otbound.engine.report import (BranchReport, CaseReport, DerivationReport, I
                                    VariantReport)
 from otbound.engine.type_level import TypeLevelResult, analyse_case
 from otbound.engine.validity import Verdict, check_marginals, prove_marginals
-from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.engine.schemes import WithReplacement
+from otbound.errors import InvalidSpecification, UnsupportedOperation, required
 
 from otbound.engine.derivation_spec import (MAX_INSTANCE_BATCHES, Derivation, InstanceGrid,
                                             PublicBranch, StructuralParameter, Variant, user_code)
@@ -35,6 +37,10 @@ __all__ = ["Derivation", "InstanceGrid", "PublicBranch", "StructuralParameter", 
            "user_code", "variant_cases", "with_searched_couplings"]
 
 
+@overload
+def run(derivation: Derivation) -> DerivationReport: ...
+@overload
+def run(derivation: EpochDerivation) -> EpochReport: ...
 def run(derivation: Derivation | EpochDerivation) -> DerivationReport | EpochReport:
     """Derive every variant, run every check, and compare with the published statements (an
     epoch-level derivation: :func:`~otbound.engine.epoch_derivation.run_epoch`)."""
@@ -47,9 +53,8 @@ def run(derivation: Derivation | EpochDerivation) -> DerivationReport | EpochRep
 
 def _run_variant(derivation: Derivation, variant: Variant) -> VariantReport:
     cases, branches = variant_cases(derivation, variant)
-    bound = None
-    if all(c.bound is not None for c in cases):
-        bound = MixtureBound(tuple(c.bound for c in cases))
+    found = [c.bound for c in cases if c.bound is not None]
+    bound = MixtureBound(tuple(found)) if len(found) == len(cases) else None
     published = variant.statement()
     if bound is None:
         difference = "no bound was derived"
@@ -81,14 +86,16 @@ def _public_mixture(branches: tuple[BranchReport, ...], index: int) -> CaseRepor
     """Case ``index`` of the mixture: the first branch's report whose case failed, else the
     first branch's report with the weighted sum of the branches' bounds."""
     reports = [branch.cases[index] for branch in branches]
+    bounds = []
     for branch, report in zip(branches, reports):
         if branch.failures:
             return replace(report, defect=branch.failures[0], bound=None)
         if report.bound is None or report.violation is not None:
             return report
+        bounds.append(report.bound)
     terms = tuple((branch.branch.weight * p, problem)
-                  for branch, report in zip(branches, reports) for p, problem in report.bound.terms)
-    return reports[0].with_bound(CaseBound(reports[0].bound.name, terms))
+                  for branch, bound in zip(branches, bounds) for p, problem in bound.terms)
+    return reports[0].with_bound(CaseBound(bounds[0].name, terms))
 
 
 def check_case(derivation: Derivation, case: Case, instances: bool = True) -> CaseReport:
@@ -147,10 +154,12 @@ def _largest_instance(derivation: Derivation, case: Case, size: int | None = Non
     largest = 0
     for values in derivation.grid.parameters:
         scheme = derivation.scheme.substitute(values)
-        if scheme.multiset:
+        if isinstance(scheme, WithReplacement):   # the multiset scheme
             q = int(scheme.batch_size)
             largest = max(largest, math.comb(size + q - 1, q))
         else:
+            if not hasattr(scheme, "batch_sizes"):
+                raise UnsupportedOperation(f"{scheme.describe()} has no batch sizes")
             try:
                 sizes = scheme.batch_sizes(size)
             except InvalidSpecification:   # q > N: not an instance
@@ -175,6 +184,7 @@ def _with_bound(report: CaseReport, bound, note: str) -> CaseReport:
 def _cross_checked(derivation: Derivation, report: CaseReport,
                    typed: TypeLevelResult) -> CaseReport:
     """The type-level bound, once the instances agree with it."""
+    bound = required(typed.bound, "the type-level bound")   # the caller checks it is there
     if typed.compatibility is Verdict.PROVED and report.violation is not None:
         return replace(report, defect="the type-level analysis proved d_Y-compatibility but an "
                                       f"instance violates it: {report.violation.describe()}")
@@ -185,11 +195,11 @@ def _cross_checked(derivation: Derivation, report: CaseReport,
         except UnsupportedOperation:
             instance_bound = None
         if (typed.compatibility is Verdict.PROVED and instance_bound is not None
-                and typed.bound.difference(instance_bound)):
+                and bound.difference(instance_bound)):
             return replace(report, defect="the type-level bound and the bound read off the "
                                           "instances differ: "
-                                          + typed.bound.difference(instance_bound))
-    return report.with_bound(typed.bound)
+                                          + bound.difference(instance_bound))
+    return report.with_bound(bound)
 
 
 def _check_instances(derivation: Derivation, case: Case, prove: bool) -> CaseReport:
@@ -272,10 +282,12 @@ def with_searched_couplings(derivation: "Derivation") -> "Derivation":
     """The derivation with every case's coupling replaced by the search (same events; the
     reference coordinate of a hand-written coupling is kept)."""
     variants = tuple(_searched_variant(v) for v in derivation.variants)
-    variant_for = derivation.variant_for
-    if variant_for is not None:
-        def variant_for(**values):
-            return _searched_variant(derivation.variant_for(**values))
+    given = derivation.variant_for
+    variant_for: Callable[..., Variant] | None = None
+    if given is not None:
+        def searched_for(**values):
+            return _searched_variant(given(**values))
+        variant_for = searched_for
     return replace(derivation, variants=variants, variant_for=variant_for)
 
 
@@ -287,5 +299,5 @@ def searched_case(case: Case) -> Case:
     """``case`` with its coupling replaced by :data:`otbound.engine.AUTO` (reference kept)."""
     if isinstance(case.coupling, SearchedCoupling):
         return case
-    reference = case.coupling.reference
+    reference = case.reference
     return Case(case.pair, case.events_x, case.events_x_prime, SearchedCoupling(reference))

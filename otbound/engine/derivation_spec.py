@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, TypeVar
+from typing import Callable, Mapping, Sequence, TypeVar
 
 import sympy as sp
 
@@ -15,7 +15,7 @@ from otbound.engine.bound import MixtureBound
 from otbound.engine.conditionals import Case, SizeReference
 from otbound.engine.relations import BatchRelation, DatasetRelation
 from otbound.engine.schemes import Scheme
-from otbound.errors import DerivationFileError, InternalError, InvalidSpecification
+from otbound.errors import DerivationFileError, InternalError, InvalidSpecification, required
 
 T = TypeVar("T")
 
@@ -31,7 +31,7 @@ when the largest dataset of the grid has at most this many batches: every one is
 class InstanceGrid:
     """Concrete instances to check: dataset sizes ``N`` times parameter assignments."""
 
-    sizes: range
+    sizes: Sequence[int]
     parameters: tuple[Mapping[sp.Symbol, object], ...] = ({},)
 
     def __post_init__(self) -> None:
@@ -107,6 +107,7 @@ class Variant:
                     f"variant {self.label!r}: its published statement must build an "
                     f"otbound.engine.MixtureBound, got {type(made).__name__}")
             object.__setattr__(self, "published", made)
+            return made
         return self.published
 
 
@@ -219,10 +220,12 @@ class Derivation:
                 f"({known[missing[0]].description})", parameter="param")
         if not known:
             return self
+        # set whenever there are parameters (__post_init__)
+        variant_for = required(self.variant_for, f"{self.where}: variant_for")
         checked = {name: known[name].check(value) for name, value in values.items()}
         arguments = ", ".join(f"{k}={v}" for k, v in checked.items())
         variant = user_code(f"{self.where}: variant_for({arguments})",
-                            lambda: self.variant_for(**checked))
+                            lambda: variant_for(**checked))
         if not isinstance(variant, Variant):
             raise DerivationFileError(f"{self.where}: variant_for({arguments}) must return an "
                                       f"otbound.engine.Variant, got {type(variant).__name__}")

@@ -174,7 +174,7 @@ class EpochDerivation:
         object.__setattr__(chosen, "variants", (self.checked(values),))
         return chosen
 
-    def patterns(self, values: Mapping[str, object]) -> dict[str, EpochPattern]:
+    def patterns(self, values: Mapping[str, int]) -> dict[str, EpochPattern]:
         """The worst case of every case at any values of the structural parameters (``T`` as
         large as a training run's), as the coupling states it (checked by :func:`run_epoch` on
         the instances up to ``T = 8``)."""
@@ -238,7 +238,7 @@ class EpochCaseReport:
 class EpochVariantReport:
     """Every case of one variant."""
 
-    values: dict[str, int]
+    values: Mapping[str, int]
     scheme: str
     cases: tuple[EpochCaseReport, ...]
 
@@ -337,7 +337,7 @@ class EpochReport:
 
     def to_json(self, timings: bool = False) -> dict:
         d = self.derivation
-        found = {"name": d.name, "source": d.source, "title": d.title,
+        found: dict[str, object] = {"name": d.name, "source": d.source, "title": d.title,
                  "scheme": self.variants[0].scheme if self.variants else None,
                  "batch_relation": d.relation.value, "N": None, "valid": self.valid,
                  "validity": self.validity, "d_compatible": self.d_compatible,
@@ -375,7 +375,7 @@ def run_epoch(derivation: EpochDerivation) -> EpochReport:
     return EpochReport(derivation, variants, time.perf_counter() - start)
 
 
-def _check_case(derivation: EpochDerivation, structural: dict[str, int],
+def _check_case(derivation: EpochDerivation, structural: Mapping[str, int],
                 case: EpochCase) -> EpochCaseReport:
     symbolic = derivation.scheme_at(structural)
     parts = derivation.coupling.components(symbolic, case)
@@ -407,9 +407,10 @@ def _check_case(derivation: EpochDerivation, structural: dict[str, int],
     right = tuple(Component(p.label, _weight(symbolic, p)) for p in parts if p.side == "x'")
     derived = EpochStatement(left, right, distances)
     published = None
-    if derivation.published is not None:
+    published_at = derivation.published
+    if published_at is not None:
         def statement():
-            found = derivation.published(*structural.values())
+            found = published_at(*structural.values())
             return None if found is None else found[case.name]
 
         published = user_code(f"{derivation.where}: its published statement at "

@@ -157,7 +157,8 @@ class AllOf(Event):
 
     def referenced(self) -> tuple[frozenset, ...] | None:
         parts = [event.referenced() for event in self.events]
-        return None if None in parts else tuple(s for part in parts for s in part)
+        known = [part for part in parts if part is not None]
+        return None if len(known) < len(parts) else tuple(s for part in known for s in part)
 
     def describe(self) -> str:
         return " and ".join(f"({event.describe()})" for event in self.events)

@@ -193,9 +193,9 @@ def random_members(state: JointState, atoms: Atoms, label: str,
 
     Returns the probability of each orbit, the state (with any background element drawn from
     the block now a named token) and the members drawn."""
-    outcomes = [(sp.Integer(1), state, ())]
+    outcomes: list[tuple[sp.Expr, JointState, tuple[str, ...]]] = [(sp.Integer(1), state, ())]
     for step in range(count):
-        grown = []
+        grown: list[tuple[sp.Expr, JointState, tuple[str, ...]]] = []
         for probability, current, drawn in outcomes:
             members = current.get(label)
             remaining = current.size(label) - step

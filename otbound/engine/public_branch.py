@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Iterator, Mapping
+from typing import Iterator, Mapping, Protocol, runtime_checkable
 
 import sympy as sp
 
@@ -27,8 +27,16 @@ from otbound.engine.batches import Batch, Content
 from otbound.engine.binomial_tail import BinomialTail
 from otbound.engine.conditionals import ConcreteConditionals, SymbolicConditionals
 from otbound.engine.derivation_spec import Derivation, PublicBranch
-from otbound.engine.schemes import Scheme, as_fraction, as_parameter
-from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.engine.schemes import Scheme, SetScheme, as_fraction, as_parameter
+from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation
+
+
+@runtime_checkable
+class Branched(Protocol):
+    """A scheme with a public latent variable ``T``: the joint law of ``T`` and the batch."""
+
+    def branch_pmf(self, dataset: frozenset) -> Mapping[object, dict[Batch, Fraction]]:
+        """For each value of ``T``, the probability of ``T`` and every batch, jointly."""
 
 
 @dataclass(frozen=True)
@@ -51,13 +59,19 @@ class GivenBranch(Scheme):
     def describe(self) -> str:
         return f"{self.base.describe()}, given {self.name}"
 
+    def _joint(self, dataset: frozenset) -> dict[Batch, Fraction]:
+        """The law of the batch jointly with ``T = value`` on ``dataset``."""
+        if not isinstance(self.base, Branched):   # checked in __post_init__
+            raise InternalError(f"{self.base.describe()} has no branch_pmf method")
+        return self.base.branch_pmf(dataset)[self.value]
+
     def branch_probability(self, dataset: frozenset) -> Fraction:
         """``P(T = value)`` on ``dataset``, exactly."""
-        return sum(self.base.branch_pmf(dataset)[self.value].values(), Fraction(0))
+        return sum(self._joint(dataset).values(), Fraction(0))
 
     def pmf(self, dataset: frozenset) -> dict[Batch, Fraction]:
         """The batch's law given the branch (empty when the branch has probability zero)."""
-        joint = self.base.branch_pmf(dataset)[self.value]
+        joint = self._joint(dataset)
         total = sum(joint.values(), Fraction(0))
         return {y: p / total for y, p in joint.items() if p} if total else {}
 
@@ -79,6 +93,8 @@ class GivenBranch(Scheme):
         return self.base.contents(specials)
 
     def batch_sizes(self, size: int) -> range:
+        if not isinstance(self.base, SetScheme):
+            raise UnsupportedOperation(f"{self.base.describe()} has no batch sizes")
         return self.base.batch_sizes(size)
 
     def substitute(self, values: Mapping[sp.Symbol, object]) -> "GivenBranch":
@@ -113,8 +129,11 @@ def branch_failures(derivation: Derivation, branch: PublicBranch) -> tuple[list[
 
 
 def _instance_failures(derivation: Derivation, branch: PublicBranch, case, symbolic: dict,
-                       values: dict, size: int, background_size: int) -> list[str] | None:
+                       values: Mapping, size: int, background_size: int) -> list[str] | None:
     """The failures on one instance (``None`` when the scheme is undefined there)."""
+    if not isinstance(branch.scheme, GivenBranch):
+        raise InvalidSpecification(f"branch {branch.label}: its scheme must be a GivenBranch, "
+                                   f"got {type(branch.scheme).__name__}")
     try:
         scheme = branch.scheme.substitute(values)
         x, x_prime = case.pair.datasets(background_size)

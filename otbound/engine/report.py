@@ -325,7 +325,7 @@ class DerivationReport:
         """Everything as JSON; the same derivation always gives the same object unless
         ``timings`` adds the (run-dependent) ``elapsed_seconds``."""
         d = self.derivation
-        result = {
+        result: dict[str, object] = {
             "name": d.name,
             "source": d.source,
             "title": d.title,

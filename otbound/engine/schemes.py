@@ -15,10 +15,10 @@ from __future__ import annotations
 import itertools
 import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, fields, replace
+from dataclasses import Field, dataclass, fields, replace
 from fractions import Fraction
 from functools import lru_cache
-from typing import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Mapping, TypeAlias
 
 import sympy as sp
 
@@ -27,7 +27,7 @@ from otbound.engine.binomial_tail import BinomialTail
 from otbound.engine.products import power_product
 from otbound.errors import InvalidSpecification
 
-Parameter = sp.Expr
+Parameter: TypeAlias = sp.Expr
 """A scheme parameter: an exact rational number or a sympy expression in shared symbols."""
 
 
@@ -77,6 +77,9 @@ class Scheme(ABC):
 
     multiset: bool = False
     """True when batches are multisets (sampling with replacement)."""
+
+    if TYPE_CHECKING:   # every concrete scheme is a dataclass (fields, replace)
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
 
     @abstractmethod
     def describe(self) -> str:
@@ -321,6 +324,8 @@ class TruncatedPoisson(SetScheme):
     def inclusion_when_filled(self, size: sp.Expr) -> sp.Expr:
         """``q̃ = P[Binom(N, p) ≥ B + 1] / w · B / N``: the chance that the special record is
         in the batch given ``T`` (002 Sec. 3.4)."""
+        if self.max_batch is None:
+            raise InvalidSpecification("B = ∞: no maximum batch to fill")
         return (BinomialTail(size, self.rate, self.max_batch + 1)
                 / self.fill_probability(size) * self.max_batch / size)
 

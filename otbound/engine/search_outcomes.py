@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from otbound.engine.bound import CaseBound
 from otbound.engine.farkas import FarkasCertificate
+from otbound.errors import required
 
 FOUND, INFEASIBLE, UNDECIDED = "found", "infeasible", "undecided"
 
@@ -31,10 +32,10 @@ class InstanceSearch:
     def describe(self) -> str:
         if self.status == FOUND:
             return (f"{self.where()}: found — {self.support} of {self.allowed} allowed tuples "
-                    f"carry mass; bound {_bound_text(self.bound)}")
+                    f"carry mass; bound {_bound_text(self._bound())}")
         if self.status == INFEASIBLE:
             return (f"{self.where()}: infeasible — no d_Y-compatible coupling for these events "
-                    f"({self.allowed} allowed tuples); {self.certificate.describe()}, checked "
+                    f"({self.allowed} allowed tuples); {self._certificate().describe()}, checked "
                     "exactly")
         return f"{self.where()}: undecided — {self.note}"
 
@@ -42,12 +43,18 @@ class InstanceSearch:
         result = {"instance": self.instance, "status": self.status,
                   "allowed_tuples": self.allowed}
         if self.status == FOUND:
-            result.update(support=self.support, bound=self.bound.to_json())
+            result.update(support=self.support, bound=self._bound().to_json())
         elif self.status == INFEASIBLE:
-            result["certificate"] = self.certificate.to_json()
+            result["certificate"] = self._certificate().to_json()
         else:
             result["note"] = self.note
         return result
+
+    def _bound(self) -> CaseBound:
+        return required(self.bound, "the bound of a coupling found")
+
+    def _certificate(self) -> FarkasCertificate:
+        return required(self.certificate, "the certificate of infeasibility")
 
 
 def _bound_text(bound: CaseBound) -> str:

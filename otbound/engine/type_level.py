@@ -40,7 +40,7 @@ from otbound.engine.relations import UNBOUNDED, BatchRelation
 from otbound.engine.schemes import Poisson, Scheme, WithoutReplacement
 from otbound.engine.simplify import tidy
 from otbound.engine.validity import Verdict, type_mass_difference
-from otbound.errors import UnsupportedOperation
+from otbound.errors import UnsupportedOperation, required
 
 Counts = tuple[int, ...]
 
@@ -108,7 +108,7 @@ class _Analysis:
         self._to_support: dict[tuple[Counts, int | None, str], float] = {}
         self._types: dict[str, list] = {}
         self.pairs = list(itertools.combinations(case.labels, 2))
-        reference = case.coupling.reference
+        reference = case.reference
         self._reference_pairs = [(index, u if t == reference else t)
                                  for index, (t, u) in enumerate(self.pairs) if reference in (t, u)]
         self._between_supports: list[float] | None = None
@@ -208,8 +208,8 @@ class _Analysis:
     def orbits(self) -> list[tuple[sp.Expr, sp.Expr, JointState, Counts]]:
         """Every orbit of batch tuples: the conditional mass of its reference type, its
         probability given that type, its representative, and the reference type's counts."""
-        reference = self.case.coupling.reference
-        states = []
+        reference = self.case.reference
+        states: list[tuple[sp.Expr, sp.Expr, JointState, Counts]] = []
         for mass, counts, background in self.types(reference):
             start = JointState(((reference, Members(self.atoms.representative(counts))),),
                                background)
@@ -241,7 +241,7 @@ class _Analysis:
 
     def _offset(self, state: JointState, label: str) -> int | None:
         """``|y| − q`` for a coordinate under sampling without replacement (``None`` otherwise)."""
-        if not self.fixed_size:
+        if not isinstance(self.scheme, WithoutReplacement):   # not self.fixed_size
             return None
         offset = sp.simplify(state.size(label) - self.scheme.batch_size)
         if not offset.is_Integer:
@@ -254,7 +254,9 @@ class _Analysis:
         counts ``other`` (with the background that makes it nearest)."""
         if self.relation is BatchRelation.INSERTION_REMOVAL:
             distance = sum(abs(a - b) for a, b in zip(counts, other))
-            return distance + (abs(offset + sum(counts) - sum(other)) if self.fixed_size else 0)
+            if not self.fixed_size:
+                return distance
+            return distance + abs(required(offset, "|y| − q") + sum(counts) - sum(other))
         if offset != 0:
             return UNBOUNDED
         # equal sizes: the background count differs by |other| − |counts|
@@ -282,7 +284,7 @@ class _Analysis:
     def smallest(self, state: JointState) -> tuple[float, ...]:
         """The smallest distances Def. D.4 allows between the coordinates, pair by pair (in the
         order of :attr:`pairs`): from the reference batch to a support, else between supports."""
-        reference = self.case.coupling.reference
+        reference = self.case.reference
         if self._between_supports is None:
             self._between_supports = [0.0 if reference in (t, u) else self.between(t, u)
                                       for t, u in self.pairs]
@@ -333,7 +335,7 @@ class _Analysis:
                       for label in labels]
         left, right = (tuple(components[:len(self.case.events_x)]),
                        tuple(components[len(self.case.events_x):]))
-        reference = self.case.coupling.reference
+        reference = self.case.reference
         mass: dict[ConstraintMatrix, sp.Expr] = defaultdict(lambda: sp.Integer(0))
         if compatible:
             matrices: dict[Counts, ConstraintMatrix] = {}

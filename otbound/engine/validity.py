@@ -73,11 +73,10 @@ def marginals(joint: dict[tuple, Fraction], arity: int) -> list[dict[Batch, Frac
 def check_marginals(conditionals: ConcreteConditionals
                     ) -> tuple[dict[tuple, Fraction], MarginalMismatch | None]:
     """The coupling's exact joint pmf and its first marginal mismatch (``None`` when valid)."""
-    coupling = conditionals.case.coupling
     try:
         joint = conditionals.joint()
     except InvalidSpecification as error:
-        return {}, MarginalMismatch(coupling.reference, None, None, None, str(error))
+        return {}, MarginalMismatch(conditionals.case.reference, None, None, None, str(error))
     return joint, joint_mismatch(conditionals, joint)
 
 

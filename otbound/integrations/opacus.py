@@ -26,8 +26,8 @@ from otbound.accounting.pld import check_discretisation
 from otbound.accounting.running import RunningAccountant
 from otbound.accounting.samplers import Sampler
 from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, SchemeKind
-from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
-from otbound.numerics.epoch_settings import BallsInBins, ShuffledBatches
+from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice, required
+from otbound.numerics.epoch_settings import BallsInBins, EpochSetting, ShuffledBatches
 from otbound.numerics.limits import NOISE_MULTIPLIER, show
 from otbound.numerics.mechanisms import Mechanism, gaussian
 from otbound.numerics.settings import Subsampling
@@ -61,7 +61,7 @@ class Options:
     accountant: Accountant = Accountant.BEST
     conversion: Conversion = Conversion.OPTIMAL
     discretisation: float = DEFAULT_DISCRETISATION
-    epoch: object = field(default=None, init=False, repr=False, compare=False)
+    epoch: EpochSetting | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sampler", as_choice(Sampler, self.sampler, "sampler"))
@@ -83,21 +83,22 @@ class Options:
                     "Poisson sampling the rate is Opacus's sample_rate", parameter=name)
         Subsampling(SchemeKind.POISSON, rate=1.0, group=self.group)   # checks the group
 
-    def _epoch_setting(self):
+    def _epoch_setting(self) -> EpochSetting:
         """The epoch-level setting of an epoch sampler (counted in epochs)."""
-        for name in ("batch_size", "dataset_size"):
-            if getattr(self, name) is None:
-                raise InvalidSpecification(
-                    f"sampler={self.sampler.value!r} needs batch_size and dataset_size (an "
-                    f"epoch has ceil(dataset_size/batch_size) steps); {name} is missing",
-                    parameter=name)
+        batch_size, dataset_size = self.batch_size, self.dataset_size
+        if batch_size is None or dataset_size is None:
+            name = "batch_size" if batch_size is None else "dataset_size"
+            raise InvalidSpecification(
+                f"sampler={self.sampler.value!r} needs batch_size and dataset_size (an "
+                f"epoch has ceil(dataset_size/batch_size) steps); {name} is missing",
+                parameter=name)
         if self.sampler is Sampler.BALLS_IN_BINS:
-            return BallsInBins(self.batch_size, self.dataset_size, group=self.group)
+            return BallsInBins(batch_size, dataset_size, group=self.group)
         if self.group != 1:
             raise UnsupportedOperation(
                 f"group={show(self.group)}: groups of records are not derived for shuffled "
                 "batches; use sampler='poisson' or 'balls-in-bins' for user-level accounting")
-        return ShuffledBatches(self.batch_size, self.dataset_size)
+        return ShuffledBatches(batch_size, dataset_size)
 
     def running(self) -> RunningAccountant:
         """An empty otbound accountant that composes as these options say."""
@@ -184,7 +185,9 @@ def _extends(runs: list[Run], fed: list[Run]) -> bool:
     return setting == now_setting and mechanism == now_mechanism and count <= now
 
 
-class OtboundAccountant(_accountant.IAccountant):
+# Opacus's IAccountant, imported when this module is (an optional dependency): not a type
+# the checker knows
+class OtboundAccountant(_accountant.IAccountant):  # type: ignore[name-defined]
     """Opacus's ``IAccountant``, answered by otbound with the :class:`Options` of its registered
     name (:func:`register` makes the subclass; Opacus makes its instances by that name).
 
@@ -203,17 +206,22 @@ class OtboundAccountant(_accountant.IAccountant):
         self._running = self.options.running()
         self._fed: list[Run] = []
 
+    @property
+    def _registered(self) -> Options:
+        """The options of its registered name (checked when it is made)."""
+        return required(self.options, "the options of a registered accountant")
+
     @classmethod
     def mechanism(cls) -> str:
         """The registered name (Opacus makes a new accountant of it for its noise search)."""
-        return cls.name
+        return required(cls.name, "the registered name")
 
     def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
         """Record one optimiser step (consecutive equal steps are one entry of the history)."""
         if not (_is_number(noise_multiplier) and noise_multiplier >= 0):
             raise InvalidSpecification(f"noise_multiplier must be a number >= 0, got "
                                        f"{show(noise_multiplier)}", parameter="noise_multiplier")
-        self.options.check_rate(sample_rate)
+        self._registered.check_rate(sample_rate)
         last = self.history[-1] if self.history else None
         if last is not None and last[:2] == (noise_multiplier, sample_rate):
             self.history[-1] = (noise_multiplier, sample_rate, last[2] + 1)
@@ -247,7 +255,7 @@ class OtboundAccountant(_accountant.IAccountant):
         replaced (Opacus's noise search and ``load_state_dict`` assign it)."""
         runs = self._runs()
         if not _extends(runs, self._fed):
-            self._running, self._fed = self.options.running(), []
+            self._running, self._fed = self._registered.running(), []
         for index, (setting, mechanism, count) in enumerate(runs):
             done = self._fed[index][2] if index < len(self._fed) else 0
             if count > done:
@@ -257,13 +265,15 @@ class OtboundAccountant(_accountant.IAccountant):
 
     def _runs(self) -> list[Run]:
         """The history as otbound's runs of steps (Poisson) or epochs (an epoch sampler)."""
-        epoch = self.options.epoch
+        options = self._registered
+        epoch = options.epoch
+        found: list[Run]
         if epoch is None:
-            found = [(self.options.poisson(rate), mechanism_of(sigma), count)
+            found = [(options.poisson(rate), mechanism_of(sigma), count)
                      for sigma, rate, count in self.history]
         else:
             for _, sample_rate, _ in self.history:
-                self.options.check_rate(sample_rate)
+                options.check_rate(sample_rate)
             found = [(epoch, mechanism_of(sigma), epochs)
                      for sigma, epochs in epoch_runs(self.history, epoch.steps_per_epoch)]
         return merge_runs(found)
@@ -291,8 +301,9 @@ def register(name: str = DEFAULT_NAME, *, group: int = 1, sampler: Sampler | str
     if not isinstance(name, str) or not name:
         raise InvalidSpecification(f"name must be a non-empty string, got {name!r}",
                                    parameter="name")
-    options = Options(group, sampler, batch_size, dataset_size, accountant, conversion,
-                      discretisation)
+    options = Options(group, as_choice(Sampler, sampler, "sampler"), batch_size, dataset_size,
+                      as_choice(Accountant, accountant, "accountant"),
+                      as_choice(Conversion, conversion, "conversion"), discretisation)
     known = _REGISTERED.get(name)
     if known is not None and known.options == options and not replace:
         return known

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, cast
 
 import numpy as np
 
@@ -137,7 +137,10 @@ def _log_binomial_with_errors(count: int, rate: float) -> tuple[np.ndarray, np.n
                  np.where(levels > 0, levels * math.log(rate), 0.0),
                  np.where(levels < count, (count - levels) * math.log1p(-rate)
                           if rate < 1 else -np.inf, 0.0))
-    return sum(parts), 8 * EPS * sum(np.abs(np.where(np.isfinite(p), p, 0.0)) for p in parts)
+    # sums of a non-empty tuple of arrays: arrays (the checker allows for the empty sum, 0)
+    total = cast(np.ndarray, sum(parts))
+    return total, 8 * EPS * cast(np.ndarray, sum(np.abs(np.where(np.isfinite(p), p, 0.0))
+                                                 for p in parts))
 
 
 def _wang_et_al(w: float, profile, order: int, log_moment_ball) -> Bounds:
@@ -165,8 +168,8 @@ def _wang_et_al(w: float, profile, order: int, log_moment_ball) -> Bounds:
         magnitude = 8 * EPS * (levels.size + order + finite
                                + np.max(np.abs(base) + np.abs(np.where(np.isfinite(log_psi),
                                                                         log_psi, 0.0))))
-        value, error = _log_psi_from_excess(np.logaddexp.reduce(base + log_psi),
-                                            magnitude if rounding else 0.0)
+        relative = magnitude if rounding else 0.0
+        value, error = _log_psi_from_excess(np.logaddexp.reduce(base + log_psi), relative)
         values.append(float(value + error))
     return Bounds(rounded_up(np.array(values[:1]), np.ones(1)), np.array(values[1:]))
 

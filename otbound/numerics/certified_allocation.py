@@ -36,12 +36,16 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from otbound.errors import UnsupportedOperation
+from otbound.errors import UnsupportedOperation, required
 from otbound.numerics.allocation import Allocation, EpochPair, ratio_variance
 from otbound.numerics.loss_measures import (LossMeasure, ball_end, loss_index, measure_of,
                                             working_precision)
 from otbound.numerics.pairs import FinitePair
+
+if TYPE_CHECKING:
+    from flint import arb
 
 LATTICE_TAIL = 1e-12
 """Mass of ``L`` beyond the lattice's end under ``P₁`` or ``Q`` (its moment goes to infinite
@@ -128,7 +132,7 @@ class Lattice:
     step: float
     points: int
     cells: BallCells
-    zero: object
+    zero: arb
 
 
 @functools.lru_cache(maxsize=8)
@@ -153,7 +157,7 @@ def lattice(allocation: Allocation) -> Lattice:
                        arb(1) - _positive_mass(law.pair))
 
 
-def _spread(grid: Lattice) -> tuple[list, object]:
+def _spread(grid: Lattice) -> tuple[list, arb]:
     """One summand spread onto the lattice: its masses (exact upper ends) and the first moment
     carried to infinity (upper end)."""
     from flint import arb
@@ -204,7 +208,7 @@ def upper_measure(pair: EpochPair, discretisation: float) -> LossMeasure:
         block = _block_upper(epoch, size, pair.direction, discretisation)
         block = block.power(count)
         found = block if found is None else found.compose(block)
-    return found
+    return required(found, "the blocks of an epoch")
 
 
 @dataclass(frozen=True)
@@ -216,9 +220,9 @@ class SpreadLaw:
     step: float
     size: int
     law: list
-    above: object
-    moment_above: object
-    carried: object
+    above: arb
+    moment_above: arb
+    carried: arb
 
 
 @functools.lru_cache(maxsize=8)

@@ -19,6 +19,7 @@ import heapq
 import itertools
 import math
 
+from otbound.errors import required
 from otbound.numerics.certified_mixture import _Mixture
 from otbound.numerics.certified_rounding import (TARGET_BITS, _flint, _interval, _precision,
                                                  _relative_width, double_above)
@@ -88,8 +89,9 @@ def _tail_delta(p: _Mixture, q: _Mixture, gamma, a: float | None, b: float | Non
     total = _difference(p, q, gamma).mass(a, b)
     bottom = total.lower() if total.lower() > 0 else arb(0)
     means = p.means + q.means
-    if p.family.shape is Shape.PIECEWISE_LINEAR and (a is None and b <= min(means)
-                                                      or b is None and a >= max(means)):
+    if p.family.shape is Shape.PIECEWISE_LINEAR and (
+            a is None and required(b, "a tail's finite end") <= min(means)
+            or b is None and required(a, "a tail's finite end") >= max(means)):
         # Beyond every mean p − γq = (A − γB) e^{∓z/s} has one sign: the integral is exact.
         return bottom, (total.upper() if total.upper() > 0 else arb(0))
     return bottom, p.mass(a, b).upper()

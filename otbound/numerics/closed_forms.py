@@ -76,8 +76,9 @@ def exact_value(tree: Tree, values: Mapping[str, Fraction]) -> Fraction | None:
     if kind == "number":
         return Fraction(args[0], args[1])
     if kind == "sum" or kind == "product":
-        parts = [exact_value(arg if kind == "product" else arg[1], values) for arg in args]
-        if None in parts:
+        found = [exact_value(arg if kind == "product" else arg[1], values) for arg in args]
+        parts = [part for part in found if part is not None]
+        if len(parts) < len(found):
             return None
         if kind == "product":
             result = Fraction(1)
@@ -148,10 +149,11 @@ class LogValues:
         return mp.log(mp.mpf(value.numerator) / value.denominator)
 
     def _log_binomial(self, n_tree: Tree, k_tree: Tree):
-        n, k = exact_value(n_tree, self.exact), exact_value(k_tree, self.exact)
-        if n is None or k is None or n.denominator != 1 or k.denominator != 1:
+        exact_n, exact_k = exact_value(n_tree, self.exact), exact_value(k_tree, self.exact)
+        if (exact_n is None or exact_k is None or exact_n.denominator != 1
+                or exact_k.denominator != 1):
             return None
-        n, k = int(n), int(k)
+        n, k = int(exact_n), int(exact_k)
         if n < 0 or not 0 <= k <= n:
             return None if n < 0 else -mp.inf
         if min(k, n - k) <= 64:

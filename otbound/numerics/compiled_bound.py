@@ -50,9 +50,9 @@ class CompiledCase:
 def compiled(bound: "MixtureBound") -> tuple[CompiledCase, ...]:
     """The cases of the engine's bound as data (what evaluating it needs)."""
     def problem(mixture) -> CompiledProblem:
-        return CompiledProblem(*(tuple((c.label, from_sympy(c.weight)) for c in side)
-                                 for side in (mixture.left, mixture.right)),
-                               mixture.constraints.closure())
+        left, right = (tuple((c.label, from_sympy(c.weight)) for c in side)
+                       for side in (mixture.left, mixture.right))
+        return CompiledProblem(left, right, mixture.constraints.closure())
 
     return tuple(CompiledCase(case.name, tuple((from_sympy(p), problem(mixture))
                                                for p, mixture in case.terms))

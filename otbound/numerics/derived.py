@@ -24,7 +24,7 @@ import numpy as np
 from otbound.choices import Quantity, SchemeKind
 from otbound.engine.bound import ConstraintMatrix
 from otbound.engine.relations import BatchRelation
-from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation
+from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation, required
 from otbound.numerics import three_point
 from otbound.numerics.closed_forms import LogValues, Tree, as_text, symbols_of
 from otbound.numerics.compiled_bound import (CompiledCase, CompiledProblem, DerivedBound,
@@ -35,6 +35,8 @@ from otbound.numerics.solvers import Basis, How, solve
 
 if TYPE_CHECKING:
     from otbound.engine.derivation import Derivation
+    from otbound.engine.epoch_derivation import EpochDerivation
+    from otbound.numerics.epoch_settings import EpochSetting
 
 
 def derive_bound(derivation: "Derivation") -> DerivedBound:
@@ -58,7 +60,7 @@ def derive_bound(derivation: "Derivation") -> DerivedBound:
                                        f"{_no_bound_reason(report)}")
     proof = (ALL_SIZES if all(r.proved_valid for r in reports)
              else "the instances of its grid")
-    bound = MixtureBound(tuple(r.bound for r in cases))
+    bound = MixtureBound(tuple(required(r.bound, "a case's bound") for r in cases))
     return DerivedBound(derivation.name, variant.label, compiled(bound),
                         any(r.loose for r in reports), proof, derivation.batch_relation,
                         tuple((len(case.pair.inserted), len(case.pair.removed))
@@ -114,7 +116,8 @@ def from_table(name: str, structural: Mapping[str, object]) -> DerivedBound | No
 
     from otbound.numerics.bound_table_data import TABLE
 
-    found = TABLE.get(table_key(name, structural))
+    key = table_key(name, structural)
+    found = None if key is None else TABLE.get(key)
     if found is None:
         return None
     label, cases, loose, proof, relation, shapes, scheme = ast.literal_eval(found)
@@ -150,8 +153,13 @@ def derived_bundled(name: str, **structural: int) -> DerivedBound:
 @functools.lru_cache(maxsize=64)
 def bundled_derivation(name: str) -> "Derivation":
     from otbound.engine.bundled import load_derivation
+    from otbound.engine.derivation_spec import Derivation
 
-    return load_derivation(name)
+    found = load_derivation(name)
+    if not isinstance(found, Derivation):
+        raise UnsupportedOperation(f"{name} is an epoch-level derivation: it has no derived "
+                                   "bound of one step")
+    return found
 
 
 def numeric_values(derived: DerivedBound, values: Mapping[str, object]) -> dict[str, Fraction]:
@@ -426,12 +434,15 @@ def as_setting(setting):
     return made() if callable(made) else setting
 
 
-def derived_setting(derivation: "Derivation", values: Mapping[str, object]) -> DerivedSetting:
+def derived_setting(derivation: Derivation | EpochDerivation,
+                    values: Mapping[str, object]) -> DerivedSetting | EpochSetting:
     """A derivation's bound at ``values``: its structural parameters (``K``) choose the variant,
     the others (``r``, ``q``, ``N``, or ``Q`` for the maximum over ``N > Q``) are the values of
     its scheme; a name that is neither is refused with the list of those that are. An
     epoch-level derivation gives its epoch setting (at any ``T``)."""
-    if getattr(derivation, "epoch_level", False):
+    from otbound.engine.epoch_derivation import EpochDerivation
+
+    if isinstance(derivation, EpochDerivation):   # derivation.epoch_level
         return _epoch_derived_setting(derivation, values)
     structural = {p.name: p.description for p in derivation.parameters}
     scheme = sorted({str(symbol) for value in derivation.scheme.parameters().values()

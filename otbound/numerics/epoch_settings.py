@@ -19,11 +19,15 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from otbound.choices import Neighbouring
 from otbound.engine.relations import BatchRelation
 from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
 from otbound.numerics.limits import MAX_EPOCH_GROUP, show
+
+if TYPE_CHECKING:
+    from otbound.engine.epoch_derivation import EpochDerivation
 
 
 @dataclass(frozen=True)
@@ -36,7 +40,7 @@ class EpochSetting:
     ``substitution``: one record replaced by another, bounded through the removal of the one
     and the insertion of the other (the derivation's two cases; any mechanism)."""
 
-    derivation: object
+    derivation: EpochDerivation
     structural: tuple[tuple[str, int], ...]
     values: tuple[tuple[str, float], ...] = ()
     origin: dict = field(default_factory=dict, compare=False)

@@ -14,9 +14,13 @@ from __future__ import annotations
 import contextlib
 import math
 from dataclasses import dataclass
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
+from otbound.errors import required
 from otbound.numerics.certified_rounding import double_above, double_below
+
+if TYPE_CHECKING:
+    from flint import arb
 
 WORKING_BITS = 96
 """Working precision (bits) of every ball."""
@@ -47,7 +51,7 @@ class LossMeasure:
     discretisation: float
     low: int
     masses: tuple
-    infinity: object
+    infinity: arb
     upper: bool
 
     @staticmethod
@@ -90,7 +94,7 @@ class LossMeasure:
             count >>= 1
             if count:
                 square = square.compose(square)
-        return found
+        return required(found, "a power of at least one copy")
 
     def delta(self, epsilon: float) -> float:
         """``δ(ε) = Σ_{iΔ > ε} m_i (1 − e^{ε − iΔ}) + m_∞``, rounded up for an upper measure,

@@ -24,6 +24,7 @@ import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from itertools import product
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -51,9 +52,14 @@ def _positive(name: str, value: float) -> float:
 class Mechanism(ABC):
     """A base mechanism ``B`` applied to the batch."""
 
-    name: str
-    worst_case_source: str
-    """Where the worst case its solver constructs is proved."""
+    if TYPE_CHECKING:   # read-only: class attributes or properties of the subclasses
+        @property
+        def name(self) -> str:
+            """The mechanism's name on the command line."""
+
+        @property
+        def worst_case_source(self) -> str:
+            """Where the worst case its solver constructs is proved."""
 
     @abstractmethod
     def worst_components(self, problem: NumericProblem) -> list[tuple[Pair, np.ndarray]]:
@@ -105,13 +111,15 @@ def _pattern_sizes(problem: NumericProblem) -> tuple[int, int, float, float]:
     shared one; the caller checks that it has a worst case for it."""
     removed, inserted = problem.left.size - 1, problem.right.size - 1
     closed = problem.closed()
+    a: float | None
+    b: float | None
     if isinstance(closed, PatternMatrix):
         a, b = closed.a, closed.b
     else:
         a = closed.array[0, 1] if removed else None
         b = closed.array[removed + 1, removed + 2] if inserted else None
         a, b = a if a is not None else b, b if b is not None else a
-    if (a is not None and 0 < a < math.inf and 0 < b < math.inf
+    if (a is not None and b is not None and 0 < a < math.inf and 0 < b < math.inf
             and (a == b or removed == inserted == 1)
             and (isinstance(closed, PatternMatrix) or np.array_equal(
                 closed.array, PatternMatrix(inserted, removed, a, b).array))):
@@ -205,11 +213,11 @@ class AdditiveNoise(Mechanism):
             return [(self.distance_pair(distance), np.array([distance, 0.0]) * self.sensitivity)]
         star = equidistant_star(problem)
         if star is not None:
-            near, far = [0.0], [0.0, star.distance]
+            near, far = np.array([0.0]), np.array([0.0, star.distance])
             pair = (MixturePair(self.family, self.noise_multiplier, far, star.weights, near,
                                 problem.right) if star.removal else
                     MixturePair(self.family, self.noise_multiplier, near, problem.left,
-                                [-x for x in far], star.weights))
+                                -far, star.weights))
             return [(pair, star.positions * self.sensitivity)]
         inserted, removed, a, b = _pattern_sizes(problem)
         if a != b and not self.family.unequal_chains:
@@ -232,7 +240,8 @@ class AdditiveNoise(Mechanism):
         return [three_point.ThreePointMaximum(w, self.noise_multiplier / distance)]
 
     def distance_pair(self, distance: int) -> Pair:
-        return MixturePair(self.family, self.noise_multiplier, [distance], [0.0], [0], [0.0])
+        return MixturePair(self.family, self.noise_multiplier, np.array([distance]),
+                           np.array([0.0]), np.array([0]), np.array([0.0]))
 
     def log_moment_ball(self, order: int):
         """The family's closed form of ``log Ψ_α`` of one shift by the sensitivity as a ball,
@@ -274,7 +283,7 @@ class RandomizedResponse(Mechanism):
         shared = [c for c in classes if min(c) < size <= max(c)]
         only_left = [i for c in classes if c not in shared for i in c if i < size]
         only_right = [i for c in classes if c not in shared for i in c if i >= size]
-        candidates = []
+        candidates: list[tuple[Pair, np.ndarray]] = []
         for choice in product((1.0, 0.0), repeat=len(shared) + 2):
             bits = np.empty(size + problem.right.size)
             for c, value in zip(shared, choice):
@@ -322,10 +331,10 @@ def _weight_difference(left: np.ndarray, right: np.ndarray, left_ones: np.ndarra
     Both mixtures sum to one, so ``W₁ − V₁ = V₀ − W₀``: the lighter part is used."""
     parts = []
     for sign, l_mask, r_mask in ((1.0, left_ones, right_ones), (-1.0, ~left_ones, ~right_ones)):
-        log_w, log_v = log_sum_exp(left[l_mask]), log_sum_exp(right[r_mask])
+        sum_w, sum_v = log_sum_exp(left[l_mask]), log_sum_exp(right[r_mask])
         logs = np.concatenate([left[l_mask], right[r_mask], [0.0]])
         magnitude = float(np.max(np.abs(logs[np.isfinite(logs)])))
-        parts.append((max(log_w, log_v), sign, float(log_w), float(log_v), magnitude))
+        parts.append((max(sum_w, sum_v), sign, float(sum_w), float(sum_v), magnitude))
     _, sign, log_w, log_v, magnitude = min(parts)
     if log_w == log_v:
         difference = 0.0
@@ -353,7 +362,8 @@ def describe(mechanism: Mechanism) -> dict:
     described = {"mechanism": mechanism.name}
     for field in ("scale", "sensitivity", "theta"):
         if hasattr(mechanism, field):
-            key = mechanism.family.parameter if field == "scale" else field
+            key = (mechanism.family.parameter if field == "scale"
+                   and isinstance(mechanism, AdditiveNoise) else field)
             described[key] = getattr(mechanism, field)
     return described
 

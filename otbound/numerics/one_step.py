@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 
 from otbound.choices import Method, Quantity, SchemeKind
-from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
+from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice, required
 from otbound.numerics.baselines import balle, baseline_bounds
 from otbound.numerics.certified import (certified_delta_curve, certified_log_psi_curve,
                                         certified_mode, certifying)
@@ -38,7 +38,7 @@ from otbound.numerics.mixtures import (mixture_log_psi, per_order, profile_mixtu
 from otbound.numerics.problems import NumericProblem, Term
 from otbound.numerics.renyi import check_orders, log_psi_curve
 from otbound.numerics.rounding import EPS, SMALLEST, Bounds, NumericBound, maximum, minimum
-from otbound.numerics.settings import Subsampling, unit_of
+from otbound.numerics.settings import Setting, Subsampling, unit_of
 from otbound.numerics.solvers import Basis, How
 from otbound.numerics.three_point import MAX_ORDER, ThreePointMaximum
 from otbound.parallel import mapped
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 # --- RDP ------------------------------------------------------------------------------------
 
-def rdp(setting: Subsampling | DerivedSetting, mechanism: Mechanism, method: Method | str,
+def rdp(setting: Setting, mechanism: Mechanism, method: Method | str,
         alphas, certified: bool = False) -> list[NumericBound]:
     """``ε(α)`` for every order; each value is an upper bound with its error estimate.
     ``certified``: every dominating pair's divergence is a rigorous enclosure's upper end
@@ -153,6 +153,9 @@ def _monotone(bounds: Bounds, points: np.ndarray, decreasing: bool = False) -> B
 Branch = tuple[float, list[Pair]]
 """``(log probability, dominating pairs)``: one public branch of a mixture of mechanisms, whose
 divergence is the largest over its pairs."""
+RenyiBranch = tuple[float, Sequence[Pair | ThreePointMaximum]]
+"""A branch for Rényi divergences only, where a pair may be a certified three-point maximum
+instead (:meth:`Mechanism.renyi_pairs`)."""
 
 
 def tight_branches(terms: list[Term], mechanism: Mechanism,
@@ -179,7 +182,7 @@ def terms_delta(terms: list[Term], mechanism: Mechanism, epsilons: np.ndarray) -
     return branches_delta(tight_branches(terms, mechanism), epsilons)
 
 
-def branches_log_psi(branches: Sequence[Branch], alphas: np.ndarray,
+def branches_log_psi(branches: Sequence[RenyiBranch], alphas: np.ndarray,
                      limit: bool = True) -> Bounds:
     """``log Σ_b P(b) · max_pairs Ψ_α(pair)`` (upper bounds and estimates)."""
     worst = [maximum([_pair_log_psi(pair, alphas, limit) for pair in pairs])
@@ -187,7 +190,7 @@ def branches_log_psi(branches: Sequence[Branch], alphas: np.ndarray,
     return mixture_log_psi(np.array([log_weight for log_weight, _ in branches]), worst)
 
 
-def cases_log_psi(cases: Sequence[Sequence[Branch]], alphas: np.ndarray,
+def cases_log_psi(cases: Sequence[Sequence[RenyiBranch]], alphas: np.ndarray,
                   limit: bool = True) -> list[Bounds]:
     """:func:`branches_log_psi` of every case (on every core for a large group)."""
     return mapped(functools.partial(branches_log_psi, alphas=alphas, limit=limit), cases)
@@ -224,7 +227,8 @@ def _tight_rdp(setting, mechanism: Mechanism, alphas: np.ndarray, limit: bool = 
         at = alphas[covered]
         found = per_order(maximum(cases_log_psi(branches, at, limit)), at)
         mixed = minimum([found.named(PAIRS[how.basis]), best[covered]])
-        upper, estimate, sources = best.upper.copy(), best.estimate.copy(), best.sources.copy()
+        sources = required(best.sources, "the names of the agnostic bounds").copy()
+        upper, estimate = best.upper.copy(), best.estimate.copy()
         upper[covered], estimate[covered] = mixed.upper, mixed.estimate
         sources[covered] = mixed.sources
         best = Bounds(upper, estimate, sources)
@@ -257,11 +261,12 @@ def _couplings(terms: list[Term]) -> list[tuple[str, np.ndarray, np.ndarray]]:
     convexity allows: the product coupling of every term, and the diagonal one of a single
     term with equal weights on both sides (001 Thm. 3.6); those with an unbounded distance are
     left out."""
-    found = []
+    found: list[tuple[str, np.ndarray, np.ndarray]] = []
     try:
-        found.append((PRODUCT, *(np.concatenate(parts) for parts in zip(*(
+        weights, distances = (np.concatenate(parts) for parts in zip(*(
             _product_coupling(problem, log_probability)
-            for log_probability, problem in terms)))))
+            for log_probability, problem in terms)))
+        found.append((PRODUCT, weights, distances))
     except UnsupportedOperation:
         pass
     if len(terms) == 1 and np.array_equal(terms[0].problem.left, terms[0].problem.right):
@@ -423,7 +428,7 @@ def _epoch_bounds(setting, mechanism: Mechanism, method: Method, points: np.ndar
 
 # --- ADP ------------------------------------------------------------------------------------
 
-def adp(setting: Subsampling | DerivedSetting, mechanism: Mechanism, method: Method | str,
+def adp(setting: Setting, mechanism: Mechanism, method: Method | str,
         epsilons, certified: bool = False) -> list[NumericBound]:
     """``δ(ε)`` for every ε; each value is an upper bound with its error estimate
     (``certified``: see :func:`rdp`)."""

@@ -199,8 +199,10 @@ class FinitePair:
 
     p: np.ndarray
     q: np.ndarray
-    log_ratio: np.ndarray | None = None
-    log_ratio_error: np.ndarray | None = None
+    # None: computed from p and q. Never None once made (__post_init__ sets them), which the
+    # checker cannot see: hence the ignores.
+    log_ratio: np.ndarray = None   # type: ignore[assignment]
+    log_ratio_error: np.ndarray = None   # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         p, q = np.asarray(self.p, dtype=float), np.asarray(self.q, dtype=float)

@@ -112,6 +112,11 @@ class PatternMatrix(ConstraintMatrix):
     as its four numbers: its bounds are built only when something asks for them (a group of 256
     elements has 257 such patterns of 258² bounds)."""
 
+    inserted: int
+    removed: int
+    a: float
+    b: float
+
     def __init__(self, inserted: int, removed: int, a: float = 1.0, b: float = 1.0,
                  labels: tuple[str, ...] | None = None) -> None:
         if labels is None:

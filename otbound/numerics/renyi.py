@@ -60,7 +60,7 @@ def check_orders(alphas, limit: bool = True) -> np.ndarray:
     return alphas
 
 
-def _log_psi_from_excess(log_excess: np.ndarray, relative_error: np.ndarray
+def _log_psi_from_excess(log_excess: np.ndarray, relative_error: np.ndarray | float
                          ) -> tuple[np.ndarray, np.ndarray]:
     """``log Ψ = log(1 + I)`` and its absolute error, from ``log I`` and ``I``'s relative error."""
     log_excess = np.asarray(log_excess, dtype=float)

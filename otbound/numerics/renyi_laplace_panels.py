@@ -42,10 +42,10 @@ def _laplace_panels(pair: MixturePair, alphas: np.ndarray
                         + 8 * EPS * (1 + abs(log_q_tail) + alphas * abs(away) + loss_error))
         tails = np.logaddexp(tails, value)
         tail_error = np.maximum(tail_error, relative)
-    cuts = [means[0]]
+    points = [means[0]]
     for a, b in zip(means[:-1], means[1:]):
-        cuts.extend(np.linspace(a, b, int(math.ceil(b - a)) + 1)[1:])
-    cuts = np.array(cuts)
+        points.extend(np.linspace(a, b, int(math.ceil(b - a)) + 1)[1:])
+    cuts = np.array(points)
     if cuts.size < 2:
         return np.empty((0, 2)), np.empty(0, dtype=int), tails, tail_error
     single = np.column_stack([cuts[:-1], cuts[1:]])

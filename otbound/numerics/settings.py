@@ -17,17 +17,41 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, replace
+from typing import Protocol, overload
 from fractions import Fraction
 
 from otbound.choices import SchemeKind
 from otbound.engine.relations import BatchRelation
-from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
+from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice, required
 from otbound.numerics.limits import MAX_GROUP, MAX_SUBSTITUTIONS, show
 from otbound.numerics.problems import Term
 from otbound.parallel import mapped
 
 
-def _count(name: str, value, minimum: int, maximum: int | None = None) -> int:
+class Setting(Protocol):
+    """What the library asks of every setting (one setting protocol, issue 42: none is tested
+    for its class), as far as the type checker needs to know."""
+
+    @property
+    def epoch_level(self) -> bool:
+        """Whether its count is of epochs (else of steps)."""
+
+    def relation_key(self) -> tuple:
+        """What a step's cases refer to: steps compose only under one relation."""
+
+    def summary(self) -> str:
+        """The setting in words, for messages."""
+
+    def describe(self) -> dict:
+        """The setting's parameters, for JSON."""
+
+
+@overload
+def _count(name: str, value: None, minimum: int, maximum: int | None = None) -> None: ...
+@overload
+def _count(name: str, value: float, minimum: int, maximum: int | None = None) -> int: ...
+def _count(name: str, value: float | None, minimum: int, maximum: int | None = None
+           ) -> int | None:
     if value is None:
         return None
     if (isinstance(value, bool) or not math.isfinite(float(value))
@@ -73,14 +97,16 @@ class Subsampling:
 
     def _check_poisson(self) -> None:
         if self.rate is None:
-            object.__setattr__(self, "rate", self._rate_from_sizes())
+            rate = self._rate_from_sizes()
         elif self.batch_size is not None or self.dataset_size is not None:
             raise InvalidSpecification("give rate, or batch_size and dataset_size (then rate = "
                                        "batch_size/dataset_size), not both", parameter="rate")
-        if not 0 <= float(self.rate) <= 1:
-            raise InvalidSpecification(f"rate must be in [0, 1], got {show(self.rate)}",
+        else:
+            rate = self.rate
+        if not 0 <= float(rate) <= 1:
+            raise InvalidSpecification(f"rate must be in [0, 1], got {show(rate)}",
                                        parameter="rate")
-        object.__setattr__(self, "rate", float(self.rate))
+        object.__setattr__(self, "rate", float(rate))
         if self.substitutions is not None:
             raise InvalidSpecification("substitutions applies to scheme='wor'",
                                        parameter="substitutions")
@@ -134,26 +160,36 @@ class Subsampling:
         object.__setattr__(self, "substitutions", k)
 
     @property
+    def _substitutions(self) -> int:
+        """``K`` without replacement (set by ``__post_init__``)."""
+        return required(self.substitutions, "substitutions")
+
+    @property
     def group_size(self) -> int:
         """The induced distance between the datasets (K)."""
         if self.scheme is SchemeKind.WOR:
-            return self.substitutions
-        return self.group if self.group is not None else self.insertions + self.removals
+            return self._substitutions
+        if self.group is not None:
+            return self.group
+        return required(self.insertions, "insertions") + required(self.removals, "removals")
 
     def shapes(self) -> list[tuple[int, int]]:
         """``(K₊, K₋)`` of each case. Poisson: every ``(K₊, K₋)`` covered (a pair at distance
         < K is dominated by one at distance K: pad it with elements the function ignores, their
         sampling changes nothing); without replacement, ``(K, K)``."""
         if self.scheme is SchemeKind.WOR:
-            return [(self.substitutions, self.substitutions)]
+            return [(self._substitutions, self._substitutions)]
         if self.group is not None:
             return [(k, self.group - k) for k in range(self.group + 1)]
-        return [(self.insertions, self.removals)]
+        return [(required(self.insertions, "insertions"), required(self.removals, "removals"))]
 
     @property
     def sampled_fraction(self) -> float | None:
         """``q/N`` without replacement."""
-        return self.batch_size / self.dataset_size if self.scheme is SchemeKind.WOR else None
+        if self.scheme is not SchemeKind.WOR:
+            return None
+        return required(self.batch_size, "batch_size") / required(self.dataset_size,
+                                                                  "dataset_size")
 
     def with_group_size(self, size: int) -> "Subsampling":
         """The same scheme for the relation at distance ``size`` (used by post-hoc bounds)."""
@@ -167,7 +203,7 @@ class Subsampling:
         if self.scheme is SchemeKind.POISSON:
             return [("003-thm-3.7", {"K_plus": inserted, "K_minus": removed})
                     for inserted, removed in self.shapes()]
-        return [("wor-group-substitution", {"K": self.substitutions})]
+        return [("wor-group-substitution", {"K": self._substitutions})]
 
     def values(self) -> dict[str, object]:
         """The scheme parameters, named as in the derivations."""
@@ -205,7 +241,7 @@ class Subsampling:
 
         last = len(derivations) - 1
         together = [(i, last - i) if i < last - i else (i,) for i in range(last // 2 + 1)]
-        found = {}
+        found: dict[int, list[list[Term]]] = {}
         for indices, results in zip(together, mapped(evaluated, together)):
             found.update(zip(indices, results))
         return [terms for i in range(len(derivations)) for terms in found[i]]

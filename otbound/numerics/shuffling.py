@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.errors import InvalidSpecification, UnsupportedOperation, required
 from otbound.numerics.epoch_settings import check_epochs
 from otbound.numerics.ratio_sums import cells_between, repeated_by
 from otbound.numerics.rounding import EPS
@@ -109,6 +109,7 @@ def shuffled_lower_bound(setting, sigma: float, epochs: int, *,
     if epsilon is not None:
         return LowerBound(epsilon, float(profile(np.array([epsilon]))[0]), epochs,
                           SHUFFLING_SOURCE)
+    delta = required(delta, "delta")   # checked above: one of the two is given
     return LowerBound(_inverse(profile, delta), delta, epochs, SHUFFLING_SOURCE)
 
 

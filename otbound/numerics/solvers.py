@@ -145,11 +145,11 @@ def relaxed_to_pattern(problem: NumericProblem) -> NumericProblem | None:
     ``(t − 1) + (u − 1)``, which the triangle inequality through ``L₁ = R₁`` implies anyway."""
     inserted, removed = problem.right.size - 1, problem.left.size - 1
     closed = problem.closed().array
-    pattern = insert_remove_pattern(inserted, removed).array
-    if not np.isfinite(closed).all() or closed.size == 1 or np.any(closed[pattern == 0] > 0):
+    unit = insert_remove_pattern(inserted, removed).array
+    if not np.isfinite(closed).all() or closed.size == 1 or np.any(closed[unit == 0] > 0):
         return None
-    spaced = pattern > 0
-    stretch = float(np.max(closed[spaced] / pattern[spaced]))
+    spaced = unit > 0
+    stretch = float(np.max(closed[spaced] / unit[spaced]))
     if stretch <= 0:
         return None
     for _ in range(8):   # the products may round below a closed bound: one ulp more each time

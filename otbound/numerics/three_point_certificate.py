@@ -102,7 +102,7 @@ def certify_triangle(w: Fraction, alpha: int, sigma: float,
     w = Fraction(w)
     order = _check_order(alpha)
     lows = {t: triangle_log_psi_ball(t, w, order, sigma)[0] for t in (EQUILATERAL, REMOVAL)}
-    witness = max(lows, key=lows.get)
+    witness = max(lows, key=lambda t: lows[t])
     low = lows[witness]
     bounds = _BoxBounds(w, order, sigma)
     attempts, searched = list(tolerances), False
@@ -110,8 +110,9 @@ def certify_triangle(w: Fraction, alpha: int, sigma: float,
         tolerance, max_boxes = attempts.pop(0)
         target = low + tolerance * abs(low)
         margin, resolution = (low + target) / 2, (target - low) / 8
-        leaves = _partition(lambda box: bounds.guide(box, margin, resolution), margin,
-                            max_boxes, bounds.split)
+        # _partition calls the guide before it returns and keeps no reference to it
+        leaves = _partition(lambda box: bounds.guide(box, margin, resolution),  # noqa: B023
+                            margin, max_boxes, bounds.split)
         if leaves is not None:
             break
         if not searched:

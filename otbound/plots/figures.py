@@ -40,11 +40,11 @@ import numpy as np
 from otbound.accounting import pld
 from otbound.accounting.over_steps import steps_grid
 from otbound.accounting.steps import subsampled_step
-from otbound.choices import Method
-from otbound.errors import InvalidSpecification
+from otbound.choices import Method, SchemeKind
+from otbound.errors import InvalidSpecification, required
 from otbound.numerics.mechanisms import Mechanism, RandomizedResponse, gaussian, laplace
 from otbound.numerics.one_step import adp, rdp
-from otbound.numerics.settings import Subsampling
+from otbound.numerics.settings import Setting, Subsampling
 from otbound.plots.charts import Chart, Panel, Series, chart_data, write
 
 Report = Callable[[str], None]
@@ -71,7 +71,7 @@ def _values(bounds) -> tuple[float, ...]:
     return tuple(b.value for b in bounds)
 
 
-def _rdp_series(setting: Subsampling, mechanism: Mechanism, method: Method, label: str,
+def _rdp_series(setting: Setting, mechanism: Mechanism, method: Method, label: str,
                 colour: int, style: int) -> Series:
     return Series(label, ORDERS, _values(rdp(setting, mechanism, method, ORDERS)), colour,
                   style)
@@ -85,7 +85,7 @@ def _adp_series(setting: Subsampling, mechanism: Mechanism, method: Method, labe
 
 def wor_randomized_response(progress: Report | None = None) -> Chart:
     """001 Fig. 3: WOR, substitution, q/N = 0.001, tight (Thm. 3.7) vs Wang et al. 2019."""
-    setting = Subsampling("wor", batch_size=10, dataset_size=10_000)
+    setting = Subsampling(SchemeKind.WOR, batch_size=10, dataset_size=10_000)
     panels = tuple(Panel(
         (_rdp_series(setting, RandomizedResponse(theta), Method.TIGHT, "tight (001 Thm. 3.7)",
                      0, 0),
@@ -103,7 +103,7 @@ def poisson_groups(mechanism: Mechanism, what: str, source: str) -> Builder:
         for rate in (0.2, 0.1, 0.001):
             series = []
             for colour, group in enumerate((2, 4, 8)):
-                setting = Subsampling("poisson", rate=rate, group=group)
+                setting = Subsampling(SchemeKind.POISSON, rate=rate, group=group)
                 series += [_rdp_series(setting, mechanism, Method.TIGHT, f"K = {group} tight",
                                        colour, 0),
                            _rdp_series(setting, mechanism, Method.POSTHOC,
@@ -122,7 +122,7 @@ def adp_groups(mechanism: Mechanism, baseline: Method, what: str, rate: float,
     def build(progress: Report | None = None) -> Chart:
         series = []
         for colour, group in enumerate((1, 2, 4, 8)):
-            setting = Subsampling("poisson", rate=rate, group=group)
+            setting = Subsampling(SchemeKind.POISSON, rate=rate, group=group)
             series += [_adp_series(setting, mechanism, Method.TIGHT, f"K = {group} tight",
                                    colour, 0),
                        _adp_series(setting, mechanism, baseline,
@@ -139,8 +139,9 @@ def per_step_posthoc_plds(setting: Subsampling, mechanism: Mechanism,
     for ε < 0 ``1 − e^ε + e^ε δ_K(−ε)`` (the relation is closed under swapping the datasets).
     Beyond ``K`` times the largest loss of the K = 1 pairs the profile is 0."""
     single = subsampled_step(replace(setting, group=1), mechanism, 1)
-    high = setting.group * max(pld.pair_loss_range(pair)[1] for case in single.cases
-                               for _, pairs in case for pair in pairs)
+    group = required(setting.group, "the group size")
+    high = group * max(pld.pair_loss_range(pair)[1] for case in single.cases
+                       for _, pairs in case for pair in pairs)
 
     def profile(epsilons: np.ndarray) -> np.ndarray:
         magnitude = np.abs(epsilons)
@@ -158,7 +159,7 @@ def composed_groups(progress: Report | None = None) -> Chart:
     for colour, group in enumerate((1, 4, 16)):
         if progress:
             progress(f"composition, K = {group}")
-        setting = Subsampling("poisson", rate=rate, group=group)
+        setting = Subsampling(SchemeKind.POISSON, rate=rate, group=group)
         step = subsampled_step(setting, mechanism, 1)
         tight = [pld.pld_epsilon(pld.compose_plds([replace(step, count=t)],
                                                   COMPOSED_DISCRETISATION), COMPOSED_DELTA)
@@ -216,7 +217,7 @@ def epoch_sampling(progress: Report | None = None) -> Chart:
         if progress:
             progress(f"σ = {sigma:g}")
         mechanism, records = gaussian(sigma), [EPOCH_RECORDS_PER_STEP * t for t in steps]
-        poisson = [account(Subsampling("poisson", rate=1 / t), mechanism, t,
+        poisson = [account(Subsampling(SchemeKind.POISSON, rate=1 / t), mechanism, t,
                            delta=EPOCH_DELTA, accountant="pld").epsilon for t in steps]
         balls = [account(BallsInBins(EPOCH_RECORDS_PER_STEP, n), mechanism, 1,
                          delta=EPOCH_DELTA) for n in records]

@@ -261,10 +261,11 @@ class Finding:
     def to_json(self) -> dict:
         def number(value: float) -> float | None:  # NaN: nothing was measured (valid JSON)
             return None if math.isnan(value) else value
-        result = {"check": self.check, "parameters": self.parameters,
-                  "bound": number(self.bound), "observed": number(self.observed),
-                  "ratio": number(self.ratio), "verdict": self.verdict,
-                  "witness": self.witness or None}
+        result: dict[str, object] = {"check": self.check, "parameters": self.parameters,
+                                     "bound": number(self.bound),
+                                     "observed": number(self.observed),
+                                     "ratio": number(self.ratio), "verdict": self.verdict,
+                                     "witness": self.witness or None}
         if self.interval is not None:
             result["interval"] = list(self.interval)
             result["interval_width"] = self.interval[1] - self.interval[0]

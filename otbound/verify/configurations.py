@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
+from otbound.choices import SchemeKind
 from otbound.numerics.mechanisms import gaussian, laplace
 from otbound.numerics.one_step import rdp
 from otbound.numerics.settings import Subsampling
@@ -54,14 +55,14 @@ class Pattern:
         return bound
 
     def solver_log_psi(self, sigma: float, alpha: float) -> float:
-        setting = Subsampling("poisson", rate=self.rate, insertions=self.inserted,
+        setting = Subsampling(SchemeKind.POISSON, rate=self.rate, insertions=self.inserted,
                               removals=self.removed)
         (bound,) = rdp(setting, gaussian(sigma), "tight", [alpha])
         return (alpha - 1) * bound.value
 
     def laplace_log_psi(self, scale: float, alpha: float) -> float:
         """The Laplace solver's ``log Ψ_α`` (the same line, 003 Thm. M.2)."""
-        setting = Subsampling("poisson", rate=self.rate, insertions=self.inserted,
+        setting = Subsampling(SchemeKind.POISSON, rate=self.rate, insertions=self.inserted,
                               removals=self.removed)
         (bound,) = rdp(setting, laplace(scale), "tight", [alpha])
         return (alpha - 1) * bound.value

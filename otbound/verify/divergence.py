@@ -22,6 +22,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from otbound.errors import required
 from otbound.numerics.pairs import MixturePair, Side
 from otbound.verify.noise_references import reference
 
@@ -128,14 +129,15 @@ def _excess_intervals(pair: MixturePair, epsilon: float) -> list[tuple[float, fl
             root = _bisect(excess, end, far[changes[0]])
             points.insert(len(points) if step > 0 else 0, root)
             inside.insert(len(inside) if step > 0 else 0, not inside[-1 if step > 0 else 0])
-    intervals, start = [], -math.inf if inside[0] else None
+    intervals: list[tuple[float, float]] = []
+    start = -math.inf if inside[0] else None
     for i in range(1, len(points)):
         if inside[i] != inside[i - 1]:
             root = _bisect(excess, points[i - 1], points[i])
             if inside[i]:
                 start = root
-            else:
-                intervals.append((start, root))
+            else:   # leaving an interval, entered at start
+                intervals.append((required(start, "the interval's start"), root))
                 start = None
     if start is not None:
         intervals.append((start, math.inf))

@@ -20,11 +20,11 @@ from otbound.verify.noise_references import reference
 
 
 def _log_density(pair: MixturePair, side: Side, z):
-    means, log_weights = pair.components(side)
-    log_weights = [mp.mpf(w) for w in log_weights]
+    means, rounded = pair.components(side)
+    exact = [mp.mpf(w) for w in rounded]
     # Weights rounded to doubles sum to 1 only up to ~1e-16: renormalise at full precision.
-    norm = mp.log(mp.fsum(mp.exp(w) for w in log_weights))
-    log_weights = [w - norm for w in log_weights]
+    norm = mp.log(mp.fsum(mp.exp(w) for w in exact))
+    log_weights = [w - norm for w in exact]
     s, noise = mp.mpf(pair.scale), reference(pair.family)
     terms = [w - noise.precise_decay(z - mp.mpf(m), s) for m, w in zip(means, log_weights)]
     constant = noise.precise_log_peak(s)
@@ -131,8 +131,10 @@ def log_binomial_weights(count: int, rate: float) -> np.ndarray:
         def log_weight(i: int) -> float:
             if (i > 0 and log_r is None) or (i < count and log_keep is None):
                 return -math.inf
-            return float(mp.log(math.comb(count, i)) + (i * log_r if i else 0)
-                         + ((count - i) * log_keep if i < count else 0))
+            # (checked just above: log_r is known where i > 0, log_keep where i < count)
+            return float(mp.log(math.comb(count, i))
+                         + (i * log_r if i and log_r is not None else 0)
+                         + ((count - i) * log_keep if i < count and log_keep is not None else 0))
 
         return np.array([log_weight(i) for i in range(count + 1)])
 

@@ -54,9 +54,11 @@ import numpy as np
 from scipy.special import logsumexp
 
 from otbound.choices import Quantity
+from otbound.engine.batches import Batch
 from otbound.engine.schemes import Poisson, Scheme, WithoutReplacement, WithReplacement
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
+from otbound.numerics.noise import NoiseFamily
 from otbound.verify.checks import Finding, Instance
 from otbound.verify.functions import TableFunction
 from otbound.verify.noise_references import reference
@@ -119,7 +121,7 @@ class WorstCase:
 
     x: frozenset
     x_prime: frozenset
-    values: Mapping[object, float]
+    values: Mapping[Batch, float]
 
     @property
     def specials(self) -> tuple:
@@ -130,7 +132,8 @@ class WorstCase:
     def of(x: frozenset, x_prime: frozenset, table: Mapping) -> "WorstCase":
         """From ``f`` on batches (``table``); an error if ``f`` depends on more than the special
         records in the batch."""
-        specials, values = x ^ x_prime, {}
+        specials = x ^ x_prime
+        values: dict[Batch, float] = {}
         for batch, value in table.items():
             key = (frozenset(batch) & specials if isinstance(batch, frozenset)
                    else tuple(sorted(e for e in batch if e in specials)))
@@ -140,7 +143,7 @@ class WorstCase:
         return WorstCase(frozenset(x), frozenset(x_prime), values)
 
 
-def _content(scheme: Scheme, present: list, counts) -> object:
+def _content(scheme: Scheme, present: list, counts) -> Batch:
     """The key of :attr:`WorstCase.values` for ``counts[j]`` copies of ``present[j]``."""
     if isinstance(scheme, WithReplacement):
         return tuple(sorted(e for e, c in zip(present, counts) for _ in range(int(c))))
@@ -189,16 +192,16 @@ def simulate_outputs(values: np.ndarray, mechanism: Mechanism,
     """The mechanism's outputs at ``f`` = ``values`` (additive outputs in units of L)."""
     if isinstance(mechanism, RandomizedResponse):
         return np.where(rng.random(values.size) < mechanism.theta, values, 1 - values)
-    location, spread = _additive(mechanism)
-    noise = reference(mechanism.family).sample(rng, values.size)
+    family, location, spread = _additive(mechanism)
+    noise = reference(family).sample(rng, values.size)
     return values * location + spread * noise
 
 
-def _additive(mechanism: Mechanism) -> tuple[float, float]:
-    """``(1/L, σ/L)``: outputs are in units of the sensitivity ``L``."""
+def _additive(mechanism: Mechanism) -> tuple[NoiseFamily, float, float]:
+    """The noise family and ``(1/L, σ/L)``: outputs are in units of the sensitivity ``L``."""
     if not isinstance(mechanism, AdditiveNoise):
         raise UnsupportedOperation(f"no closed-form density for {type(mechanism).__name__}")
-    return 1 / mechanism.sensitivity, mechanism.scale / mechanism.sensitivity
+    return mechanism.family, 1 / mechanism.sensitivity, mechanism.scale / mechanism.sensitivity
 
 
 # --- closed-form densities ------------------------------------------------------------------
@@ -224,10 +227,11 @@ def _weight(scheme: Scheme, counts: tuple, m: int, size: int) -> float:
     if isinstance(scheme, Poisson):
         r = float(scheme.rate)
         return r ** k * (1 - r) ** (m - k)
-    q = int(scheme.batch_size)
     if isinstance(scheme, WithoutReplacement):
+        q = int(scheme.batch_size)
         return math.comb(size - m, q - k) / math.comb(size, q) if 0 <= q - k <= size - m else 0.0
     if isinstance(scheme, WithReplacement):
+        q = int(scheme.batch_size)
         if k > q:
             return 0.0
         ways = math.factorial(q) / math.prod(math.factorial(c) for c in (*counts, q - k))
@@ -250,14 +254,17 @@ def log_density(weights: Mapping[float, float], mechanism: Mechanism,
     """``log`` of the output density (pmf for randomized response) of the mixture."""
     if isinstance(mechanism, RandomizedResponse):
         theta = mechanism.theta
-        one = sum(w * (theta if v == 1 else 1 - theta) for v, w in weights.items())
+        one: float = sum(w * (theta if v == 1 else 1 - theta) for v, w in weights.items())
         with np.errstate(divide="ignore"):
-            return np.where(outputs == 1, np.log(one), np.log(1 - one))
-    location, spread = _additive(mechanism)
+            # three arguments typed Any (np.log of a float): numpy's stubs then pick the
+            # one-argument where
+            return np.where(outputs == 1, np.log(one),  # type: ignore[return-value]
+                            np.log(1 - one))
+    family, location, spread = _additive(mechanism)
     means = np.array(list(weights)) * location
     log_weights = np.log(np.array(list(weights.values())))
     gap = outputs[:, None] - means[None, :]
-    parts = reference(mechanism.family).log_density(gap, spread)
+    parts = reference(family).log_density(gap, spread)
     return logsumexp(parts + log_weights[None, :], axis=1)
 
 
@@ -379,7 +386,7 @@ def documented_configurations() -> list[tuple]:
     ]
 
 
-def case_instance(report, variant: str, case: str, values: Mapping,
+def case_instance(report, variant: str, case: str, values: dict,
                   size: int = DOCUMENTED_SIZE) -> Instance:
     """The case ``case`` of the variant labelled ``variant`` in a derivation's report, at
     ``values``, on datasets of ``size`` records (the size of ``x`` or ``x'`` as the derivation

@@ -26,6 +26,7 @@ def check_monte_carlo(instance: Instance, mechanism: Mechanism, quantity: Quanti
     x, _ = instance.datasets
     pair = instance.exact_pair(mechanism, function)
     outputs = montecarlo.sample_outputs(instance.scheme, x, function, mechanism, samples, rng)
+    where: dict[str, float | str]
     if quantity is Quantity.ADP:
         estimate = montecarlo.estimate_delta(pair, outputs, point)
         bound, where = instance.bound_delta(mechanism, [point])[0], {"epsilon": point}

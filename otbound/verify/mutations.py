@@ -13,6 +13,7 @@ import numpy as np
 
 from otbound.choices import Quantity
 from otbound.engine import symbols
+from otbound.errors import InternalError
 from otbound.numerics.hockey_stick import hockey_stick_curve
 from otbound.numerics.mechanisms import AdditiveNoise
 from otbound.numerics.pairs import MixturePair, log_sum_exp
@@ -53,6 +54,8 @@ def check_mutations(instance: Instance, mechanism: AdditiveNoise, alpha: float,
     case) or not tight (above it)."""
     (_, problem), = instance.terms
     (pair, values), = mechanism.worst_components(problem)
+    if not isinstance(pair, MixturePair):   # additive noise: its worst cases are mixtures
+        raise InternalError(f"{mechanism.name}'s worst case is not a mixture pair")
     function = worst_case_function(instance, values)
     exact = instance.exact_pair(mechanism, function)
     observed = {Quantity.RDP: divergence.independent_log_psi(exact, alpha) / (alpha - 1),

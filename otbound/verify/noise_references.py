@@ -20,13 +20,13 @@ from __future__ import annotations
 import itertools
 import math
 from abc import ABC, abstractmethod
-from typing import Callable, Iterable, Protocol
+from typing import Callable, Iterable, Protocol, cast
 
 import mpmath as mp
 import numpy as np
 from scipy import special
 
-from otbound.errors import UnsupportedOperation
+from otbound.errors import UnsupportedOperation, required
 from otbound.numerics.pairs import MixturePair
 
 _Envelope = list[tuple[float, "float | None"]]
@@ -37,7 +37,8 @@ _Envelope = list[tuple[float, "float | None"]]
 class _Pattern(Protocol):
     """What the fast rules read of :class:`otbound.verify.configurations.Pattern`."""
 
-    removed: int
+    @property
+    def removed(self) -> int: ...
 
     @property
     def weights(self) -> tuple[np.ndarray, np.ndarray]: ...
@@ -191,9 +192,10 @@ class GaussianReference(NoiseReference):
         component: ``p̄^α q̲^{1−α} ≤ v^{1−α} φ(z − a)^α φ(z − c)^{1−α}``, a Gaussian in ``z``
         centred at ``m``, integrated with ``erfc``."""
         from flint import arb
-        weight, centre = lower_q[0]
-        outermost = (max if side > 0 else min)(mean for _, mean in upper_p)
-        a, c = arb(outermost), arb(centre)
+        weight, centre = lower_q[0]   # beyond the edge, every density has its centre
+        outermost = (max if side > 0 else min)(required(mean, "a centre beyond the edge")
+                                               for _, mean in upper_p)
+        a, c = arb(outermost), arb(required(centre, "a centre beyond the edge"))
         m = alpha * a - (alpha - 1) * c
         log_peak = -(alpha * a ** 2 - (alpha - 1) * c ** 2 - m ** 2) / 2
         reach = (arb(edge) - m) * side / arb(2).sqrt()
@@ -249,8 +251,11 @@ class LaplaceReference(NoiseReference):
         """Exact: every term is ``D(z − c) = e^{−side·(z − c)}/2`` beyond the edge, so the
         integral is the integrand at the edge."""
         from flint import arb
-        p = sum(w * (-abs(arb(edge) - c)).exp() / 2 for w, c in upper_p)
-        q = sum(w * (-abs(arb(edge) - c)).exp() / 2 for w, c in lower_q)
+        def at_edge(envelope: _Envelope) -> arb:   # beyond the edge, every centre is known
+            return cast(arb, sum(w * (-abs(arb(edge) - required(c, "a centre beyond the edge"))
+                                      ).exp() / 2 for w, c in envelope))
+
+        p, q = at_edge(upper_p), at_edge(lower_q)
         return (alpha * p.log() + (1 - alpha) * q.log()).exp()
 
 

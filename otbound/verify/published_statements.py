@@ -32,6 +32,8 @@ class McShaneFunction(LipschitzFunction):
     label: str = ""
     domain: tuple[Batch, ...] = ()
     rows: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    _values: dict[Batch, float] = field(init=False, repr=False, compare=False)
+    """The values on ``domain`` (set by ``__post_init__``)."""
 
     def __post_init__(self) -> None:
         if self.rows.shape != (len(self.anchors), len(self.domain)):

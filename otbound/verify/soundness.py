@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -111,8 +111,9 @@ class SoundnessResult:
         """This result with one more function, ``candidate``, compared at every point."""
         worst = max(compared, key=_order)
         informative = [c for c in compared if not c.trivial]
-        changes = {"cases": self.cases + 1, "comparisons": self.comparisons + len(compared),
-                   "trivial": self.trivial + len(compared) - len(informative)}
+        changes: dict[str, Any] = {  # the fields to replace, each of its own type
+            "cases": self.cases + 1, "comparisons": self.comparisons + len(compared),
+            "trivial": self.trivial + len(compared) - len(informative)}
         if worst.ratio >= self.worst:
             changes.update(worst=worst.ratio, point=worst.point, witness=candidate.describe())
         if informative:

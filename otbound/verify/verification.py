@@ -7,7 +7,7 @@ import math
 import numbers
 import time
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from otbound.engine.conditionals import ConcreteConditionals
 from otbound.engine.derivation import Derivation, Variant, run
 from otbound.engine.epoch_derivation import EpochDerivation, EpochReport
 from otbound.engine.report import CaseReport, DerivationReport, VariantReport
-from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.errors import InvalidSpecification, UnsupportedOperation, required
 from otbound.numerics.mechanisms import (AdditiveNoise, Mechanism, RandomizedResponse, gaussian,
                                          laplace)
 from otbound.numerics.solvers import solve
@@ -54,7 +54,7 @@ of the search against the derived bound (at least 10), after its seeds: it start
 derived bound's worst-case constructions, which the random functions rarely beat."""
 
 
-def _grid_point(derivation: Derivation) -> dict:
+def _grid_point(derivation: Derivation) -> Mapping:
     """The parameters every instance is verified at: the middle assignment of the grid."""
     return derivation.grid.parameters[len(derivation.grid.parameters) // 2]
 
@@ -122,7 +122,7 @@ def smallest_max_n(derivation: Derivation | DerivationReport) -> int:
     return smallest
 
 
-def _describe(values: dict) -> str:
+def _describe(values: Mapping) -> str:
     return ", ".join(f"{k} = {v}" for k, v in values.items()) or "the grid's parameters"
 
 
@@ -132,7 +132,7 @@ def _integer(parameter: str, value: object, low: int, high: int | None = None,
     range."""
     allowed = f"an integer >= {low}" if high is None else f"an integer in [{low}, {high}]"
     if (isinstance(value, bool) or not isinstance(value, numbers.Integral)
-            or not low <= value <= (math.inf if high is None else high)):
+            or not low <= int(value) <= (math.inf if high is None else high)):
         raise InvalidSpecification(f"{parameter} must be {allowed}{context}, got {value!r}",
                                    parameter=parameter)
     return int(value)
@@ -163,8 +163,8 @@ def _solvable(instance: Instance, mechanism: Mechanism, exact: bool = False) -> 
                for found in solutions)
 
 
-def verify_derivation(derivation: Derivation | DerivationReport, max_n: int = 6,
-                      samples: int = 2000, seed: int = 0,
+def verify_derivation(derivation: Derivation | DerivationReport | EpochDerivation | EpochReport,
+                      max_n: int = 6, samples: int = 2000, seed: int = 0,
                       progress: Callable[[str], None] | None = None,
                       mc_draws: int = DEFAULT_DRAWS) -> VerifyReport | EpochVerifyReport:
     """Tightness, soundness search, Monte Carlo and mutation checks for one derivation, and the
@@ -312,21 +312,26 @@ def _published_combo(instance: Instance, mechanism: Mechanism, bound: CaseBound,
     return findings, ratios, [f"published statement with {where}: {note}" for note in notes]
 
 
-def _published_variant(variant: VariantReport, combos: list[tuple[Instance, Mechanism]],
+def _published_variant(variant: VariantReport, combos: Sequence[tuple[Instance, Mechanism]],
                        cases: int, rng: np.random.Generator,
                        progress: Callable[[str], None] | None
                        ) -> tuple[list[Finding], PublishedComparison, list[str]]:
     """Every published-statement check of one variant, case by case, and the statement's
     comparison with the derived bound."""
-    statement, label = variant.variant.statement(), variant.variant.label
-    findings, ratios, skipped, unevaluated = [], [], [], []
+    # the caller skips a variant without a statement or a derived bound
+    statement = required(variant.variant.statement(), "the variant's published statement")
+    label, derived = variant.variant.label, required(variant.bound, "the variant's derived bound")
+    findings: list[Finding] = []
+    ratios: list[float] = []
+    skipped: list[str] = []
+    unevaluated: list[str] = []
     for name in dict.fromkeys(instance.case.pair.name for instance, _ in combos):
         group = [(i, m) for i, m in combos if i.case.pair.name == name]
         found, more, notes, missing = _published_case(statement, group, cases, rng, progress)
         findings, ratios = findings + found, ratios + more
         skipped, unevaluated = skipped + notes, unevaluated + missing
     comparison = PublishedComparison(
-        label, tuple(variant.bound.differences(statement)), tuple(ratios),
+        label, tuple(derived.differences(statement)), tuple(ratios),
         tuple(f.witness for f in findings if f.verdict == "UNSOUND"),
         "" if ratios else "; ".join(skipped), tuple(unevaluated),
         tuple(f"{f.verdict}: {f.witness}" for f in findings
@@ -334,7 +339,7 @@ def _published_variant(variant: VariantReport, combos: list[tuple[Instance, Mech
     return findings, comparison, skipped
 
 
-def _published_case(statement: MixtureBound, combos: list[tuple[Instance, Mechanism]],
+def _published_case(statement: MixtureBound, combos: Sequence[tuple[Instance, Mechanism]],
                     cases: int, rng: np.random.Generator,
                     progress: Callable[[str], None] | None
                     ) -> tuple[list[Finding], list[float], list[str], list[str]]:
@@ -347,7 +352,10 @@ def _published_case(statement: MixtureBound, combos: list[tuple[Instance, Mechan
     bound = _published_counterpart(statement, name)
     if bound is None:
         return [_no_counterpart(instance, statement)], [], [], []
-    findings, ratios, skipped, unevaluated = [], [], [], []
+    findings: list[Finding] = []
+    ratios: list[float] = []
+    skipped: list[str] = []
+    unevaluated: list[str] = []
     for instance, mechanism in combos:
         if progress:
             progress(f"[published] {instance.describe()} {mechanism.name}")

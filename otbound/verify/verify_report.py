@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from otbound.engine.derivation import Derivation
 from otbound.verify.checks import (RELATIVE_TOLERANCE, TRIVIAL_MEANING, UNINFORMATIVE_MEANING,
-                                   Finding)
+                                   Finding, SearchTally)
 
 
 @dataclass(frozen=True)
@@ -162,10 +162,12 @@ class VerifyReport:
         (:func:`~otbound.verify.checks.trivial`)."""
         return sum(f.search.trivial for f in self._searches() if f.search)
 
-    def _largest(self) -> Finding | None:
-        """The soundness search with the largest non-trivial ratio."""
-        searched = [f for f in self._searches() if f.search and f.search.largest is not None]
-        return max(searched, key=lambda f: f.search.largest, default=None)
+    def _largest(self) -> tuple[float, Finding, SearchTally] | None:
+        """The largest non-trivial ratio of the soundness searches, with its search's row and
+        tally."""
+        searched = [(f.search.largest, f, f.search) for f in self._searches()
+                    if f.search and f.search.largest is not None]
+        return max(searched, key=lambda found: found[0], default=None)
 
     @property
     def worst_ratio(self) -> float | None:
@@ -173,13 +175,13 @@ class VerifyReport:
         comparisons only; ``None`` if every comparison was trivial (or nothing was searched).
         A trivial comparison that failed fails its row, whatever this ratio."""
         found = self._largest()
-        return None if found is None else float(found.search.largest)
+        return None if found is None else float(found[0])
 
     @property
     def worst_at(self) -> str:
         """Where :attr:`worst_ratio` was attained: mechanism, variant, case and point."""
         found = self._largest()
-        return "" if found is None else f"{_where(found)}; {found.search.where}"
+        return "" if found is None else f"{_where(found[1])}; {found[2].where}"
 
     def to_json(self, timings: bool = False) -> dict:
         """Everything as JSON; a fixed seed always gives the same object unless ``timings`` adds
