@@ -68,11 +68,13 @@ def test_claimed_bounds_are_attained_by_their_worst_case(name, mechanism):
 
 @pytest.mark.parametrize("path, derivation", ONE_STEP, ids=lambda x: getattr(x, "name", ""))
 def test_every_derivation_passes_verification(path, derivation, record_property):
-    report = verify_derivation(derivation, max_n=6, samples=2000, seed=0)
+    """Exact enumeration up to N = 5 and 1000 sampled functions (seconds per derivation); the
+    slow target goes to N = 7 and 10,000 below."""
+    report = verify_derivation(derivation, max_n=5, samples=1000, seed=0)
     record_property("worst_soundness_ratio", report.worst_ratio)
     print(f"{derivation.name}: {report.soundness_cases} cases, worst ratio {report.worst_ratio:.9f}")
     assert report.passed, report.to_text()
-    assert report.soundness_cases >= 2000 and report.worst_ratio <= 1 + 1e-9
+    assert report.soundness_cases >= 1000 and report.worst_ratio <= 1 + 1e-9
     # the largest ratio is over non-trivial comparisons: its bound is above 0
     assert float(report.worst_at.rsplit(" vs ", 1)[1]) > 0, report.worst_at
 
