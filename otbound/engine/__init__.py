@@ -21,7 +21,7 @@ EXPORTS = {
     "otbound.engine.couplings": ["Copy", "Coupling", "DrawIndependently", "InsertInRandomOrder",
                                  "ReplaceGroup", "ReplaceRandomMember", "SwapInRandomOrder"],
     "otbound.engine.multiset_steps": ["ReplaceCopiesInRandomOrder"],
-    "otbound.engine.epoch_couplings": ["InsertIntoSteps", "SwapIntoSteps"],
+    "otbound.engine.epoch_couplings": ["InsertIntoSteps", "SwapIntoSteps", "SwapThroughHole"],
     "otbound.engine.auto_coupling": ["AUTO", "SearchedCoupling"],
     "otbound.engine.coupling_search": ["search_instance"],
     "otbound.engine.derivation": ["Derivation", "InstanceGrid", "PublicBranch",

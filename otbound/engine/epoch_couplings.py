@@ -159,6 +159,59 @@ class SwapIntoSteps(EpochCoupling):
                 "replaced by a")
 
 
+HOLE = "_hole"
+"""The empty slot of :class:`SwapThroughHole`'s arrangement (not a record)."""
+
+
+@dataclass(frozen=True)
+class SwapThroughHole(EpochCoupling):
+    """Substitution, the hub coupling of shuffled batches (docs/shuffling.md): arrange the other
+    records and one hole uniformly; for step ``t``, the record fills the hole if it is in batch
+    ``t``, else it takes a uniformly random member's place in batch ``t`` and that member fills
+    the hole (each cut with the record in batch ``t`` is reached with probability
+    ``(1 + (N − b)/b)/N! = T/N!``: uniform). ``ŷ_At`` is ``ŷ_Et`` with ``a'`` replaced by
+    ``a``. Per arrangement, two components differ only in their own steps and the hole's
+    (:func:`otbound.engine.shuffle_certificate.hole_steps_only`); the pattern stated is the
+    diagonal one, which that implies."""
+
+    def cases(self) -> tuple[EpochCase, ...]:
+        return SwapIntoSteps().cases()
+
+    def components(self, scheme: EpochScheme, case: EpochCase) -> tuple[EpochComponent, ...]:
+        return SwapIntoSteps().components(scheme, case)
+
+    def draws(self, scheme, case, others):
+        for mass, (_, drawn) in self.arranged_draws(scheme, others):
+            yield mass, drawn
+
+    def arranged_draws(self, scheme: EpochScheme, others: tuple[str, ...]
+                       ) -> Iterator[tuple[Fraction, tuple[int, dict[str, Outcome]]]]:
+        """Every joint draw with its probability and the hole's step."""
+        for arrangement, mass in scheme.pmf(others + (HOLE,)).items():
+            (hole,) = held(arrangement, HOLE)
+            members = [sorted(batch) if t != hole else [HOLE]
+                       for t, batch in enumerate(arrangement, start=1)]
+            share = mass / math.prod(len(m) for m in members)
+            for picked in itertools.product(*members):
+                drawn = {}
+                for t, member in enumerate(picked, start=1):
+                    moved = _swap(arrangement, member, HOLE)   # the member into the hole
+                    drawn[component_label("E", frozenset({t}))] = _swap(moved, HOLE,
+                                                                         OTHER_RECORD)
+                    drawn[component_label("A", frozenset({t}))] = _swap(moved, HOLE, RECORD)
+                yield share, (hole, drawn)
+
+    def pattern(self, scheme: EpochScheme, case: EpochCase) -> DiagonalSteps:
+        """``ŷ_At`` and ``ŷ_Et`` differ in step ``t`` only, by ``a`` for ``a'``."""
+        return DiagonalSteps(scheme.steps)
+
+    def describe(self, case: EpochCase) -> str:
+        return ("the other records and one hole are arranged uniformly; for step t, a' fills "
+                "the hole if it is in batch t, else takes a uniformly random member's place in "
+                "batch t and that member fills the hole; the outcome for A_t is that for E_t with "
+                "a' replaced by a")
+
+
 def _swap(outcome: Outcome, one: str, other: str) -> Outcome:
     """``outcome`` with the records ``one`` and ``other`` exchanged."""
     def moved(record: str) -> str:
