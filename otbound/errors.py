@@ -7,6 +7,7 @@ name the argument, its value and the allowed range.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
 from typing import TypeVar
 
@@ -44,6 +45,30 @@ class AuditFileError(OtboundError):
 
 class InternalError(OtboundError):
     """otbound failed where it should not have: a defect to report, not a fault of the input."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The answer "no" to a capability question ("can you?"), with the reason, naming what the
+    user can change. Settings, methods, solvers and accountants are asked before a route calls
+    them; a refusal becomes an :class:`UnsupportedOperation` only where the user asked for that
+    one thing (:func:`granted`)."""
+
+    reason: str
+
+    def __str__(self) -> str:
+        return self.reason
+
+    def error(self) -> UnsupportedOperation:
+        """The refusal as the error the user sees."""
+        return UnsupportedOperation(self.reason)
+
+
+def granted(answer: _T | Refusal) -> _T:
+    """``answer``, unless it is a :class:`Refusal`: then its :class:`UnsupportedOperation`."""
+    if isinstance(answer, Refusal):
+        raise answer.error()
+    return answer
 
 
 def required(value: _T | None, what: str) -> _T:

@@ -82,7 +82,7 @@ def test_wor_laplace_and_agnostic_method(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["adp", "--derivation", "wr-substitution", "--param", "q=2", "--param", "N=10",
+    (["adp", "--derivation", "001-thm-F.3", "--param", "q=2", "--param", "N=10",
       "--mechanism", "gaussian",
       "--sigma", "1", "--epsilon", "1", "--method", "posthoc"],
      "--method posthoc applies group privacy to a K = 1 bound of the same scheme"),

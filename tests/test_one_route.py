@@ -76,8 +76,8 @@ def test_published_baselines_apply_to_a_derivation():
     assert tight.value <= agnostic.value < 0.02   # the product coupling alone: 0.672
 
 
-def test_posthoc_is_refused_where_the_scheme_has_no_unit_bound():
-    setting = derived_setting(load_derivation("wr-substitution"), {"q": 2, "N": 10})
+def test_posthoc_is_refused_where_the_sensitivity_is_counted_in_another_distance():
+    setting = derived_setting(load_derivation("001-thm-F.3"), {"q": 2, "N": 10})
     with pytest.raises(UnsupportedOperation, match="K = 1 bound of the same scheme"):
         rdp(setting, gaussian(1.0), "posthoc", [2.0])
 

@@ -215,7 +215,7 @@ def test_type_level_and_instances_agree_on_every_bundled_variant():
     (["rdp", "--scheme", "poisson", "--rate", "0.1", "--param", "K=1",
       "--mechanism", "gaussian", "--sigma", "1", "--alpha", "2"], "--param applies with --derivation"),
     (["rdp", "--mechanism", "gaussian", "--sigma", "1", "--alpha", "2"], "give a setting"),
-    (["rdp", "--derivation", "wr-substitution", "--param", "q=2", "--param", "N=10",
+    (["rdp", "--derivation", "001-thm-F.3", "--param", "q=2", "--param", "N=10",
       "--mechanism", "gaussian", "--sigma", "1", "--alpha", "2", "--method", "posthoc"],
      "--method posthoc applies group privacy to a K = 1 bound of the same scheme"),
     (["rdp", "--derivation", "001-thm-F.2", "--param", "q=2", "--param", "Q=10",

@@ -75,7 +75,7 @@ def test_several_methods_without_plot_are_a_usage_error(capsys):
 
 def test_a_refused_method_prints_nothing(capsys, tmp_path):
     """Every method is evaluated before anything is printed or drawn."""
-    code, out, err = run_cli(capsys, "rdp", "--derivation", "wr-substitution", "--param", "q=2",
+    code, out, err = run_cli(capsys, "rdp", "--derivation", "001-thm-F.3", "--param", "q=2",
                              "--param", "N=10",
                              "--mechanism", "gaussian", "--sigma", "1", "--alpha", "2",
                              "--method", "tight,posthoc", "--plot", tmp_path / "p.png")

@@ -31,7 +31,8 @@ from otbound.errors import UnsupportedOperation, required
 from otbound.numerics.limits import show
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.one_step import branches_delta
-from otbound.numerics.settings import Subsampling, unit_of
+from otbound.numerics.settings import Subsampling
+from otbound.numerics.units import unit_of
 
 PAIR_EPSILONS = np.geomspace(1e-4, 0.2, 40)
 """The per-step K = 1 ε' of the ``step-pair`` variant (those of 003's benchmark)."""

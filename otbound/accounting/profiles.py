@@ -24,13 +24,14 @@ from otbound.accounting.accountant import (Guarantee, best_guarantee, finish_gua
                                            one_step_guarantee)
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Accountant, Conversion, Method
-from otbound.errors import UnsupportedOperation
+from otbound.errors import Refusal, UnsupportedOperation
 from otbound.numerics.hockey_stick import tolerating
 from otbound.numerics.limits import MAX_EPSILON, show
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.one_step import adp
 from otbound.numerics.one_step import rdp as rdp_bounds
-from otbound.numerics.settings import Subsampling, unit_of
+from otbound.numerics.settings import Subsampling
+from otbound.numerics.units import posthoc_unit
 
 
 def profile_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method, count: int,
@@ -142,10 +143,8 @@ def _loss_unit(setting) -> tuple:
     """A setting whose tight step's losses, times the returned factor, span the range of
     ``setting``'s: its K = 1 form times K where it has one (a group's step is costly), else the
     setting itself (a derivation with no K = 1 form, such as truncated Poisson)."""
-    try:
-        return unit_of(setting)
-    except UnsupportedOperation:
-        return setting, 1
+    unit = posthoc_unit(setting)
+    return (setting, 1) if isinstance(unit, Refusal) else unit
 
 
 def _values(bounds, used: list[str] | None) -> np.ndarray:

@@ -26,13 +26,27 @@ from otbound.engine.conditionals import (Case, ConcreteConditionals, SizeReferen
 from otbound.engine.relations import BatchRelation
 from otbound.engine.schemes import Scheme
 from otbound.engine.simplify import tidy
-from otbound.errors import UnsupportedOperation
+from otbound.errors import Refusal, granted
 
 
 def _components(case: Case, weight) -> tuple[tuple[Component, ...], tuple[Component, ...]]:
     left = tuple(Component(label, weight(label)) for label in case.events_x)
     right = tuple(Component(label, weight(label)) for label in case.events_x_prime)
     return left, right
+
+
+def unseen_content(case: Case, scheme: Scheme,
+                   profiles: dict[Content, ConstraintMatrix]) -> Refusal | None:
+    """Whether :func:`symbolic_case_bound` can read the case's bound off ``profiles``: ``None``
+    when every special content the reference batch can hold has its constraint matrix, else
+    why not (no instance showed one)."""
+    conditionals = SymbolicConditionals(case, scheme)
+    for content in conditionals.contents(case.reference):
+        if content not in profiles:
+            return Refusal(
+                f"case {case.pair.name!r}: no instance showed a reference batch with special "
+                f"content {content}, so its distances to the supports are unknown")
+    return None
 
 
 def symbolic_case_bound(case: Case, scheme: Scheme, size_reference: SizeReference,
@@ -50,11 +64,8 @@ def symbolic_case_bound(case: Case, scheme: Scheme, size_reference: SizeReferenc
     _, on_x_prime = case.event(ref)
     size = conditionals.dataset_size(on_x_prime)
     mass: dict[ConstraintMatrix, sp.Expr] = defaultdict(lambda: sp.Integer(0))
+    granted(unseen_content(case, scheme, profiles))   # the callers ask first
     for content in conditionals.contents(ref):
-        if content not in profiles:
-            raise UnsupportedOperation(
-                f"case {case.pair.name!r}: no instance showed a reference batch with special "
-                f"content {content}, so its distances to the supports are unknown")
         mass[profiles[content]] += scheme.content_mass(content, conditionals.n, size)
     total = conditionals.probability[ref]
     terms = tuple((tidy((p / total).subs(to_size)), MixtureProblem(left, right, matrix))

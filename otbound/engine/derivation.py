@@ -18,17 +18,18 @@ from typing import Callable, overload
 from otbound.engine.auto_coupling import SearchedCoupling
 from otbound.engine.batches import Content
 from otbound.engine.bound import CaseBound, ConstraintMatrix, MixtureBound
-from otbound.engine.case_bounds import symbolic_case_bound
+from otbound.engine.case_bounds import symbolic_case_bound, unseen_content
 from otbound.engine.compatibility import find_compatibility_violation, profiles_by_content
 from otbound.engine.conditionals import Case, ConcreteConditionals, SymbolicConditionals
 from otbound.engine.epoch_derivation import EpochDerivation, EpochReport, run_epoch
+from otbound.engine.largest_distances import largest_distances_bound
 from otbound.engine.public_branch import branch_failures
 from otbound.engine.report import (BranchReport, CaseReport, DerivationReport, InstanceFailure,
                                    VariantReport)
 from otbound.engine.type_level import TypeLevelResult, analyse_case
 from otbound.engine.validity import Verdict, check_marginals, prove_marginals
 from otbound.engine.schemes import WithReplacement
-from otbound.errors import InvalidSpecification, UnsupportedOperation, required
+from otbound.errors import InvalidSpecification, Refusal, UnsupportedOperation, required
 
 from otbound.engine.derivation_spec import (MAX_INSTANCE_BATCHES, Derivation, InstanceGrid,
                                             PublicBranch, StructuralParameter, Variant, user_code)
@@ -189,11 +190,10 @@ def _cross_checked(derivation: Derivation, report: CaseReport,
         return replace(report, defect="the type-level analysis proved d_Y-compatibility but an "
                                       f"instance violates it: {report.violation.describe()}")
     if report.violation is None and report.profiles:
-        try:
-            instance_bound = symbolic_case_bound(report.case, derivation.scheme,
-                                                 derivation.size_reference, report.profiles)
-        except UnsupportedOperation:
-            instance_bound = None
+        instance_bound = (None if unseen_content(report.case, derivation.scheme,
+                                                 report.profiles)
+                          else symbolic_case_bound(report.case, derivation.scheme,
+                                                   derivation.size_reference, report.profiles))
         if (typed.compatibility is Verdict.PROVED and instance_bound is not None
                 and bound.difference(instance_bound)):
             return replace(report, defect="the type-level bound and the bound read off the "
@@ -239,18 +239,31 @@ def _check_instances(derivation: Derivation, case: Case, prove: bool) -> CaseRep
 
 
 def _instance_bound(derivation: Derivation, case: Case, report: CaseReport) -> CaseReport:
-    """Cor. D.7 read off the instances (where the type-level analysis does not apply)."""
+    """Cor. D.7 read off the instances (where the type-level analysis does not apply); for a
+    valid coupling that is not ``d_Y``-compatible, 001 Thm. 3.4 + Prop. 3.5 with the largest
+    distances of its support (:mod:`otbound.engine.largest_distances`)."""
     if report.violation is not None:
-        return report
+        return _largest_distances(derivation, case, report)
     if report.unstable:
         return report.with_bound_note(
             "reference batches with the same special content do not all have the same "
             "constraint matrix on every instance, so no size-independent bound can be stated")
-    try:
-        bound = symbolic_case_bound(case, derivation.scheme, derivation.size_reference,
-                                    report.profiles)
-    except UnsupportedOperation as error:
-        return report.with_bound_note(str(error))
+    unseen = unseen_content(case, derivation.scheme, report.profiles)
+    if unseen is not None:
+        return report.with_bound_note(str(unseen))
+    return report.with_bound(symbolic_case_bound(case, derivation.scheme,
+                                                 derivation.size_reference, report.profiles))
+
+
+def _largest_distances(derivation: Derivation, case: Case, report: CaseReport) -> CaseReport:
+    """The loose bound of a valid coupling that is not ``d_Y``-compatible, or why not."""
+    instances = ((instance["N"], conditionals)
+                 for instance, conditionals in _instances(derivation, case)
+                 if not isinstance(conditionals, str))
+    bound = largest_distances_bound(case, derivation.scheme, derivation.size_reference,
+                                    derivation.batch_relation, instances)
+    if isinstance(bound, Refusal):
+        return report.with_bound_note(str(bound))
     return report.with_bound(bound)
 
 

@@ -23,14 +23,14 @@ import numpy as np
 
 from otbound.choices import Quantity, SchemeKind
 from otbound.engine.relations import BatchRelation
-from otbound.errors import UnsupportedOperation
+from otbound.errors import Refusal
 from otbound.numerics.forward_differences import can_win, log_forward_difference
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.mixtures import (at_next_integer, labelled_terms, mixture_log_psi,
                                        per_order, profile_mixture, rounded_up, weighted_sum)
 from otbound.numerics.renyi import _log_psi_from_excess, log_factorial
 from otbound.numerics.rounding import EPS, Bounds
-from otbound.numerics.settings import unit_of
+from otbound.numerics.units import posthoc_unit
 
 CaseShape = tuple[int, int]
 """``(K₊, K₋)``: the elements inserted into and removed from the dataset in one case."""
@@ -190,11 +190,10 @@ def _thm_27_terms(levels: np.ndarray, log_moment_ball) -> np.ndarray:
 def _prop_e5(setting, shape: tuple[int, int]) -> list[tuple[np.ndarray, np.ndarray]]:
     """001 Prop. E.5 for K-fold substitution without replacement (K ≥ 2) at one dataset size:
     its terms' log-probabilities and distances (empty where the setting has no K = 1 form)."""
-    try:
-        unit, _ = unit_of(setting)
-    except UnsupportedOperation:
+    found = posthoc_unit(setting)
+    if isinstance(found, Refusal):   # WOR (the baseline's scheme) at no single N
         return []
-    return [labelled_terms(unit.with_group_size(shape[0]).agnostic_cases())]
+    return [labelled_terms(found[0].with_group_size(shape[0]).agnostic_cases())]
 
 
 def balle(log_eta: float, base: Callable[[np.ndarray], Bounds], epsilons: np.ndarray) -> Bounds:

@@ -79,6 +79,9 @@ class DerivedBound:
     bound: "MixtureBound | None" = field(default=None, compare=False, repr=False)
     """The engine's bound (sympy), where it was derived in this process; ``None`` when read
     from the table of bundled bounds (:mod:`otbound.numerics.bound_table`)."""
+    draws: int | None = field(default=None, compare=False)
+    """The number ``q`` of draws, where the scheme is sampling with replacement (whose K = 1
+    bound, ``wr-substitution``, post-hoc group privacy starts from); else ``None``."""
 
     @functools.cached_property
     def symbols(self) -> frozenset[str]:

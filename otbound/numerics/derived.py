@@ -65,7 +65,16 @@ def derive_bound(derivation: "Derivation") -> DerivedBound:
                         any(r.loose for r in reports), proof, derivation.batch_relation,
                         tuple((len(case.pair.inserted), len(case.pair.removed))
                               for case in variant.cases),
-                        scheme_kind(derivation.scheme), bound)
+                        scheme_kind(derivation.scheme), bound, _draws(derivation.scheme))
+
+
+def _draws(scheme) -> int | None:
+    """``q`` of sampling with replacement (a number, not a symbol), else ``None``."""
+    from otbound.engine.schemes import WithReplacement
+
+    if not isinstance(scheme, WithReplacement) or not scheme.batch_size.is_Integer:
+        return None
+    return int(scheme.batch_size)
 
 
 def scheme_kind(scheme) -> SchemeKind | None:
@@ -83,8 +92,8 @@ def _no_bound_reason(report) -> str:
                 + "; `otbound derive` shows every check")
     if report.violation is not None:
         return (f"its coupling is not d_Y-compatible (001 Def. D.4) "
-                f"{report.violation.describe()}, and the bound is read off the instances only "
-                "for a d_Y-compatible coupling; let otbound search for one of the same events "
+                f"{report.violation.describe()}, and {report.bound_note or 'no bound was derived'}"
+                "; let otbound search for a d_Y-compatible coupling of the same events "
                 "(coupling=otbound.engine.AUTO in the case; try it with `otbound derive FILE "
                 "--coupling auto`)")
     return (report.bound_note or "no bound was derived") + "; `otbound derive` shows why"

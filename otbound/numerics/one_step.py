@@ -38,7 +38,8 @@ from otbound.numerics.mixtures import (mixture_log_psi, per_order, profile_mixtu
 from otbound.numerics.problems import NumericProblem, Term
 from otbound.numerics.renyi import check_orders, log_psi_curve
 from otbound.numerics.rounding import EPS, SMALLEST, Bounds, NumericBound, maximum, minimum
-from otbound.numerics.settings import Setting, Subsampling, unit_of
+from otbound.numerics.settings import Setting, Subsampling
+from otbound.numerics.units import unit_of
 from otbound.numerics.solvers import Basis, How
 from otbound.numerics.three_point import MAX_ORDER, ThreePointMaximum
 from otbound.parallel import mapped
@@ -262,13 +263,11 @@ def _couplings(terms: list[Term]) -> list[tuple[str, np.ndarray, np.ndarray]]:
     term with equal weights on both sides (001 Thm. 3.6); those with an unbounded distance are
     left out."""
     found: list[tuple[str, np.ndarray, np.ndarray]] = []
-    try:
+    if all(_product_bounded(problem, log_probability) for log_probability, problem in terms):
         weights, distances = (np.concatenate(parts) for parts in zip(*(
             _product_coupling(problem, log_probability)
             for log_probability, problem in terms)))
         found.append((PRODUCT, weights, distances))
-    except UnsupportedOperation:
-        pass
     if len(terms) == 1 and np.array_equal(terms[0].problem.left, terms[0].problem.right):
         weights, distances = _diagonal_coupling(terms[0].problem)
         if np.all(np.isfinite(distances)):
@@ -311,17 +310,23 @@ def _distances(problem: NumericProblem) -> np.ndarray:
     return closed[:problem.left.size, problem.left.size:]
 
 
+def _product_bounded(problem: NumericProblem, log_probability: float = 0.0) -> bool:
+    """Whether the product coupling of a term has every pair of components of positive
+    weight at a bounded distance (else it gives no bound: :func:`_product_coupling`)."""
+    weights = (log_probability + problem.left[:, None] + problem.right[None, :]).ravel()
+    return bool(np.all(np.isfinite(_distances(problem).ravel()[weights > -np.inf])))
+
+
 def _product_coupling(problem: NumericProblem,
                       log_probability: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Log-weights and distances of the independent (product) coupling of a derived problem's
     two mixtures, in a term of probability ``e^log_probability``: ``w_i v_j`` at distance
     ``D[L_i, R_j]`` (by joint convexity, a mechanism-agnostic bound; for 003 Thm. 3.7
     ``Binom(i | K₋, r) Binom(j | K₊, r)`` at ``i + j``)."""
-    weights = (log_probability + problem.left[:, None] + problem.right[None, :]).ravel()
-    distances = _distances(problem).ravel()
-    if not np.all(np.isfinite(distances[weights > -np.inf])):
+    if not _product_bounded(problem, log_probability):
         raise UnsupportedOperation("a pair of components is at unbounded distance")
-    return weights, distances
+    weights = (log_probability + problem.left[:, None] + problem.right[None, :]).ravel()
+    return weights, _distances(problem).ravel()
 
 
 def _diagonal_coupling(problem: NumericProblem) -> tuple[np.ndarray, np.ndarray]:

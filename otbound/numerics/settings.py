@@ -18,11 +18,10 @@ import functools
 import math
 from dataclasses import dataclass, replace
 from typing import Protocol, overload
-from fractions import Fraction
 
 from otbound.choices import SchemeKind
 from otbound.engine.relations import BatchRelation
-from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice, required
+from otbound.errors import InvalidSpecification, as_choice, required
 from otbound.numerics.limits import MAX_GROUP, MAX_SUBSTITUTIONS, show
 from otbound.numerics.problems import Term
 from otbound.parallel import mapped
@@ -308,43 +307,7 @@ class Subsampling:
 
 
 
-def unit_of(setting) -> tuple[Subsampling, int]:
-    """The setting of the smallest step of ``setting``'s relation — one insertion or removal
-    under Poisson subsampling, one substitution without replacement — at its values, and how
-    many such steps separate its datasets: the K = 1 bound that post-hoc group privacy starts
-    from (001 App. B.1), and the group size. A setting that knows its own (a built-in one, an
-    epoch-level one) is asked; a derivation's is read off its scheme and cases."""
-    own = getattr(setting, "unit_setting", None)
-    if own is not None:
-        return own()
-    shapes = setting.shapes()
-    if setting.scheme is not None and setting.batch_relation is not _UNIT[setting.scheme]:
-        raise UnsupportedOperation(
-            "method='posthoc' applies group privacy to a K = 1 bound of the same scheme whose "
-            "sensitivity is counted in the same distance; "
-            f"{setting.summary()} counts it per {setting.batch_relation.unit()}: use "
-            "method='tight' or method='agnostic'")
-    if setting.scheme is SchemeKind.POISSON:
-        return (Subsampling(SchemeKind.POISSON, rate=setting.rate, group=1),
-                max(inserted + removed for inserted, removed in shapes))
-    if (setting.scheme is SchemeKind.WOR and len(set(shapes)) == 1
-            and shapes[0][0] == shapes[0][1] and {"q", "N"} <= set(setting.values)):
-        return (Subsampling(SchemeKind.WOR, batch_size=_integer(setting.values["q"]),
-                            dataset_size=_integer(setting.values["N"]), substitutions=1),
-                shapes[0][0])
-    raise UnsupportedOperation(
-        "method='posthoc' applies group privacy to a K = 1 bound of the same scheme, which "
-        "otbound has for Poisson subsampling (insertion/removal) and for sampling without "
-        f"replacement (substitution, at one dataset size N); not for {setting.summary()}: use "
-        "method='tight' or method='agnostic'")
-
-
 _UNIT = {SchemeKind.POISSON: BatchRelation.INSERTION_REMOVAL,
          SchemeKind.WOR: BatchRelation.SUBSTITUTION}
 """The distance each built-in setting counts the sensitivity in
 (:attr:`Subsampling.batch_relation`)."""
-
-
-def _integer(value) -> int:
-    """A checked integer parameter value (``"60000"``, ``60000``)."""
-    return int(Fraction(str(value)))
