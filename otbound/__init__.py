@@ -11,13 +11,14 @@ start fast; a name that moved to a sub-package still loads from here, with a war
 from __future__ import annotations
 
 from otbound import moved
+from otbound.choices import family_modules
 from otbound.surface import surface
 
 EXPORTS = {
     "otbound.numerics.settings": ["Subsampling"],
     "otbound.numerics.epoch_settings": ["BallsInBins", "RandomAllocation", "ShuffledBatches"],
     "otbound.accounting.truncated": ["TruncatedPoissonSetting"],
-    "otbound.numerics.mechanisms": ["gaussian", "laplace", "randomized_response"],
+    "otbound.numerics.mechanisms": ["randomized_response"],
     "otbound.numerics.one_step": ["adp", "rdp"],
     "otbound.numerics.rounding": ["NumericBound"],
     "otbound.numerics.shuffling": ["shuffled_lower_bound"],
@@ -38,7 +39,10 @@ EXPORTS = {
     "otbound.errors": ["AuditFileError", "DerivationFileError", "InvalidSpecification",
                        "OtboundError", "UnsupportedOperation"],
 }
-"""Module → the names it gives ``otbound``."""
+EXPORTS["otbound.numerics.mechanisms"][-1:-1] = family_modules()   # before randomized_response
+"""Module → the names it gives ``otbound``; every noise family module gives a constructor
+(``otbound.gaussian``, ``otbound.laplace``, …), found by its file alone
+(:func:`otbound.numerics.mechanisms.constructor`)."""
 
 moved.install()   # old module paths keep working
 __all__, __getattr__, __dir__ = surface(__name__, EXPORTS, moved.MOVED_NAMES)

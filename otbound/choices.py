@@ -5,12 +5,33 @@ take one accept the member or its string value, checked by :func:`otbound.errors
 
 from __future__ import annotations
 
+import pkgutil
 from enum import Enum, StrEnum
+from pathlib import Path
 
 DEFAULT_DISCRETISATION = 1e-4
 """Default spacing of the PLD accountant's privacy-loss grid."""
 DEFAULT_TOLERANCE = 1e-4
 """Default relative width of a calibration's final bracket."""
+
+
+def family_modules() -> list[str]:
+    """The noise family modules of :mod:`otbound.numerics.families` (``gaussian``,
+    ``laplace``, …), sorted, read from the package's directory without importing it."""
+    where = Path(__file__).parent / "numerics" / "families"
+    return sorted(found.name for found in pkgutil.iter_modules([str(where)])
+                  if not found.name.startswith("_"))
+
+
+def mechanism_name(module: str) -> str:
+    """The ``--mechanism`` name of a family module: its name with ``-`` for ``_``."""
+    return module.replace("_", "-")
+
+
+def mechanism_choices() -> tuple[str, ...]:
+    """The command line's ``--mechanism`` choices: every noise family, and randomized
+    response."""
+    return (*(mechanism_name(module) for module in family_modules()), "randomized-response")
 
 
 class SchemeKind(StrEnum):

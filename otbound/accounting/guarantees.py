@@ -35,8 +35,10 @@ from otbound.numerics.families import FAMILIES
 from otbound.numerics.limits import MAX_EPSILON, show
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism
 
-NOISE = {family.parameter: family.name for family in FAMILIES.values()}
-"""The noise parameters a calibration can solve for, and the mechanism each belongs to."""
+NOISE: dict[str, tuple[str, ...]] = {
+    parameter: tuple(name for name, family in FAMILIES.items() if family.parameter == parameter)
+    for parameter in dict.fromkeys(family.parameter for family in FAMILIES.values())}
+"""The noise parameters a calibration can solve for, and the mechanisms each belongs to."""
 
 
 def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str = Method.TIGHT,
@@ -208,8 +210,8 @@ def _varying(setting, mechanism: Mechanism, steps: int | None, solve_for: str
     if solve_for in NOISE:
         if not (isinstance(mechanism, AdditiveNoise) and mechanism.family.parameter == solve_for):
             raise InvalidSpecification(f"solve_for={solve_for!r} needs the "
-                                       f"{NOISE[solve_for]} mechanism, got {mechanism.name}",
-                                       parameter="solve_for")
+                                       f"{' or '.join(NOISE[solve_for])} mechanism, got "
+                                       f"{mechanism.name}", parameter="solve_for")
         _need_steps(steps)
         return lambda value: (setting, replace(mechanism, scale=value), steps)
     if solve_for == "steps":

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import NoReturn
 
 from otbound.choices import (DEFAULT_DISCRETISATION, DEFAULT_TOLERANCE, Accountant, Conversion,
-                             Method, Neighbouring, Posthoc)
+                             Method, Neighbouring, Posthoc, mechanism_choices)
 from otbound.progress import LINE_INTERVAL
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -214,10 +214,10 @@ def _add_setting(command: argparse.ArgumentParser, account: bool = False) -> Non
                          "random-allocation)")
     command.add_argument("--selected", type=int, help="steps k of the epoch each record is in "
                          "(--scheme random-allocation; default 1, balls-in-bins)")
-    command.add_argument("--mechanism", required=True,
-                         choices=("gaussian", "laplace", "randomized-response"))
-    command.add_argument("--sigma", type=float, help="standard deviation σ of the Gaussian "
-                         "noise (σ/L is the noise multiplier; L = --sensitivity)")
+    command.add_argument("--mechanism", required=True, choices=mechanism_choices())
+    command.add_argument("--sigma", type=float, help="σ of the noise: the Gaussian's standard "
+                         "deviation, another family's parameter σ (σ/L is the noise "
+                         "multiplier; L = --sensitivity)")
     command.add_argument("--noise-multiplier", type=float, help="the Gaussian noise's σ/L "
                          "(Opacus's and TF Privacy's noise_multiplier), instead of --sigma: "
                          "σ = this × --sensitivity (σ itself at the default L = 1)")

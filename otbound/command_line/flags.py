@@ -342,9 +342,9 @@ def _check_calibration(args: argparse.Namespace) -> str:
                      else flag)   # an epoch-level scheme's --epochs are its steps
             raise UsageError(f"--{given.replace('_', '-')} is solved for (--solve-for "
                              f"{args.solve_for}): leave it out")
-    if solved in NOISE and args.mechanism != NOISE[solved]:
-        raise UsageError(f"--solve-for {args.solve_for} needs --mechanism {NOISE[solved]}, "
-                         f"got --mechanism {args.mechanism}")
+    if solved in NOISE and args.mechanism not in NOISE[solved]:
+        raise UsageError(f"--solve-for {args.solve_for} needs --mechanism "
+                         f"{' or '.join(NOISE[solved])}, got --mechanism {args.mechanism}")
     if solved == "rate" and args.scheme not in ("poisson", "truncated-poisson"):
         raise UsageError("--solve-for rate needs --scheme poisson or truncated-poisson")
     if solved != "steps" and args.steps is None:

@@ -18,12 +18,13 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+from typing import cast
 
 from otbound.errors import required
 from otbound.numerics.certified_mixture import _Mixture
 from otbound.numerics.certified_rounding import (TARGET_BITS, _flint, _interval, _precision,
                                                  _relative_width, double_above)
-from otbound.numerics.noise import Shape
+from otbound.numerics.noise import LineDensity, Shape
 from otbound.numerics.pairs import FinitePair, MixturePair
 
 MAX_PIECES = 4000
@@ -37,7 +38,7 @@ def certified_delta(pair: MixturePair | FinitePair, epsilon: float) -> tuple[flo
         return 0.0, 0.0
     if isinstance(pair, FinitePair):
         return _finite_delta(pair, epsilon)
-    return _mixture_delta(pair, epsilon)
+    return pair.family.certified_delta(pair, epsilon)
 
 
 def _finite_delta(pair: FinitePair, epsilon: float) -> tuple[float, float]:
@@ -61,14 +62,16 @@ def _finite_delta(pair: FinitePair, epsilon: float) -> tuple[float, float]:
         return _interval(low, high)
 
 
-def _mixture_delta(pair: MixturePair, epsilon: float) -> tuple[float, float]:
-    """``δ(ε)`` of a Gaussian or Laplace mixture pair by certified sign bisection."""
+def density_certified_delta(pair: MixturePair, epsilon: float) -> tuple[float, float]:
+    """``δ(ε)`` of a mixture pair of a :class:`~otbound.numerics.noise.LineDensity` (the
+    Gaussian or Laplace) by certified sign bisection."""
     arb = _flint().arb
+    family = cast(LineDensity, pair.family)
     spread = 12
     while True:
         with _precision(192):
-            p = _Mixture(pair.p_means, pair.p_log_weights, pair.family, pair.scale)
-            q = _Mixture(pair.q_means, pair.q_log_weights, pair.family, pair.scale)
+            p = _Mixture(pair.p_means, pair.p_log_weights, family, pair.scale)
+            q = _Mixture(pair.q_means, pair.q_log_weights, family, pair.scale)
             gamma = arb(epsilon).exp()
             means = p.means + q.means
             a, b = min(means) - spread * pair.scale, max(means) + spread * pair.scale

@@ -12,13 +12,13 @@ import math
 import numpy as np
 
 from otbound.numerics.certified_rounding import _flint
-from otbound.numerics.noise import NoiseFamily
+from otbound.numerics.noise import LineDensity
 
 
 class _Mixture:
     """One side of a mixture pair in arb: means, normalised weights and the noise family."""
 
-    def __init__(self, means: np.ndarray, log_weights: np.ndarray, family: NoiseFamily,
+    def __init__(self, means: np.ndarray, log_weights: np.ndarray, family: LineDensity,
                  scale: float):
         arb = _flint().arb
         self.means = [float(m) for m in means]

@@ -14,6 +14,7 @@ anywhere within their declared errors.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
@@ -22,7 +23,7 @@ from otbound.numerics.certified_mixture import _Mixture
 from otbound.numerics.certified_rounding import (MAX_PRECISION, TARGET_BITS, _flint, _interval,
                                                  _precision, _relative_width, double_above,
                                                  double_below)
-from otbound.numerics.noise import Shape
+from otbound.numerics.noise import LineDensity, Shape
 from otbound.numerics.pairs import FinitePair, MixturePair
 
 
@@ -35,7 +36,7 @@ def certified_log_psi(pair: MixturePair | FinitePair, alpha: float) -> tuple[flo
         return 0.0, 0.0
     if isinstance(pair, FinitePair):
         return _finite_log_psi(pair, alpha)
-    return _mixture_log_psi(pair, alpha)
+    return pair.family.certified_log_psi(pair, alpha)
 
 
 def _phi(alpha, u):
@@ -87,21 +88,23 @@ def _spread(pair: FinitePair, alpha: float) -> float:
     return float(alpha * np.max(pair.log_ratio_error, initial=0.0))
 
 
-def _mixture_log_psi(pair: MixturePair, alpha: float) -> tuple[float, float]:
-    """``log Ψ_α`` of a Gaussian or Laplace mixture pair (see the module docstring)."""
+def density_certified_log_psi(pair: MixturePair, alpha: float) -> tuple[float, float]:
+    """``log Ψ_α`` of a mixture pair of a :class:`~otbound.numerics.noise.LineDensity`, the
+    Gaussian or Laplace (see the module docstring)."""
     arb = _flint().arb
+    family = cast(LineDensity, pair.family)
     log_hint, log_psi_hint = _excess_hint(pair, alpha)
     bits = 64 + TARGET_BITS + max(0, math.ceil(-log_hint / math.log(2))) + math.ceil(
         math.log2(max(1.0, log_psi_hint)))
     bits = min(max(bits, 128), MAX_PRECISION)
     while True:
         with _precision(bits):
-            p = _Mixture(pair.p_means, pair.p_log_weights, pair.family, pair.scale)
-            q = _Mixture(pair.q_means, pair.q_log_weights, pair.family, pair.scale)
+            p = _Mixture(pair.p_means, pair.p_log_weights, family, pair.scale)
+            q = _Mixture(pair.q_means, pair.q_log_weights, family, pair.scale)
             a = arb(alpha)
             goal = (arb(log_hint) - TARGET_BITS * arb(2).log()).exp()
             large = log_psi_hint > 1
-            inner, tails = _PIECES[pair.family.shape](p, q, a, pair.scale, goal, large)
+            inner, tails = _PIECES[family.shape](p, q, a, pair.scale, goal, large)
             low = inner.lower() if inner.lower() > 0 else arb(0)
             low, high = low.log1p(), (inner + tails).upper().log1p()
             if bits >= MAX_PRECISION or _relative_width(low, high) < 2.0 ** -(TARGET_BITS - 8):

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import cast
 
 import mpmath as mp
 import numpy as np
 
 from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics.limits import MAX_EPSILON, show
+from otbound.numerics.noise import LineDensity
 from otbound.numerics.pairs import FinitePair, MixturePair, Side, log_sum_exp
 from otbound.numerics.rounding import EPS, Bounds, NumericBound
 
@@ -85,6 +87,12 @@ def hockey_stick_bounds(pair: MixturePair | FinitePair, epsilons,
                  for start in range(0, max(epsilons.size, 1), CHUNK)]
         return Bounds(np.concatenate([b.upper for b in parts]),
                       np.concatenate([b.estimate for b in parts]))
+    return pair.family.delta_bounds(pair, epsilons, tolerance)
+
+
+def density_delta_bounds(pair: MixturePair, epsilons: np.ndarray, tolerance: float) -> Bounds:
+    """``δ(ε)`` of a pair of a :class:`~otbound.numerics.noise.LineDensity` (the module
+    docstring's closed form), each rounded up by its error estimate."""
     _require_monotone(pair)
     upper, estimate = np.zeros(epsilons.size), np.zeros(epsilons.size)
     open_ = np.flatnonzero(epsilons < pair.log_sup_ratio())   # δ = 0 exactly elsewhere
@@ -112,6 +120,12 @@ def _finite(pair: FinitePair, epsilons: np.ndarray) -> Bounds:
     return Bounds(np.where(zero, 0.0, found.upper), np.where(zero, 0.0, found.estimate))
 
 
+def _density(pair: MixturePair) -> LineDensity:
+    """The pair's family, which this module's closed form is only called for with a density
+    on the line (:meth:`LineDensity.delta_bounds`)."""
+    return cast(LineDensity, pair.family)
+
+
 def _require_monotone(pair: MixturePair) -> None:
     if not pair.ratio_increases:
         raise UnsupportedOperation(
@@ -129,7 +143,7 @@ def _loss_and_slope(pair: MixturePair, z: np.ndarray) -> tuple[np.ndarray, np.nd
         top = logits.max(axis=0)
         weights = np.exp(logits - top)
         total = weights.sum(axis=0)
-        derivative = pair.family.relative_log_slope(means, z, pair.scale)
+        derivative = _density(pair).relative_log_slope(means, z, pair.scale)
         loss += sign * (top + np.log(total))
         slope += sign * (weights * derivative).sum(axis=0) / total
     return loss, slope
@@ -187,8 +201,8 @@ def _deltas_at(pair: MixturePair, epsilons: np.ndarray, roots: np.ndarray,
     ``log S`` is accurate to a few ulps); the share-weighted sum of these is the relative error of
     ``A``, which the cancellation in ``A − e^ε B`` amplifies by ``A/δ``."""
     s = pair.scale
-    survival_p = pair.family.log_survival((roots[None, :] - pair.p_means[:, None]) / s)
-    survival_q = pair.family.log_survival((roots[None, :] - pair.q_means[:, None]) / s)
+    survival_p = _density(pair).log_survival((roots[None, :] - pair.p_means[:, None]) / s)
+    survival_q = _density(pair).log_survival((roots[None, :] - pair.q_means[:, None]) / s)
     relative_a, log_a = _relative_rounding(pair.p_log_weights, survival_p)
     relative_b, log_q_tail = _relative_rounding(pair.q_log_weights, survival_q)
     log_b = epsilons + log_q_tail
@@ -221,7 +235,7 @@ def _precise_delta(pair: MixturePair, epsilon: float, root: float,
     """``δ`` at the given root with 40-digit survival functions."""
     with mp.workdps(40):
         s, z = mp.mpf(pair.scale), mp.mpf(root)
-        survival = pair.family.survival_mp
+        survival = _density(pair).survival_mp
 
         def total(means, log_weights):
             weights = [mp.exp(mp.mpf(w)) for w in log_weights]

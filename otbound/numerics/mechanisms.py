@@ -20,11 +20,12 @@ A solver that meets a constraint pattern it cannot handle raises :class:`Unsuppo
 
 from __future__ import annotations
 
+import inspect
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from itertools import product
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from otbound.errors import InvalidSpecification, UnsupportedOperation
 from otbound.numerics import three_point
 from otbound.numerics.hockey_stick import hockey_stick_bounds
 from otbound.numerics.limits import NOISE_MULTIPLIER, show
-from otbound.numerics.families import GAUSSIAN, LAPLACE, NoiseFamily
+from otbound.numerics.families import FAMILIES, GAUSSIAN, LAPLACE, NoiseFamily
 from otbound.numerics.pairs import FinitePair, MixturePair, log_sum_exp
 from otbound.numerics.problems import NumericProblem, PatternMatrix
 from otbound.numerics.renyi import log_psi_curve
@@ -188,6 +189,7 @@ class AdditiveNoise(Mechanism):
         label = self.family.parameter
         object.__setattr__(self, "scale", _positive(label, self.scale))
         object.__setattr__(self, "sensitivity", _positive("sensitivity", self.sensitivity))
+        self.family.check_noise(self.scale, self.sensitivity)
         low, high = NOISE_MULTIPLIER
         if not low <= self.noise_multiplier <= high:
             raise InvalidSpecification(
@@ -251,9 +253,12 @@ class AdditiveNoise(Mechanism):
 
     def group_log_psi(self, distance: int, alphas) -> Bounds:
         """The family's closed form (:meth:`NoiseFamily.shift_log_psi`) at ``Δ`` the distance in
-        noise units."""
+        noise units, if it has one; else the divergence of the pair at the distance."""
         alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
-        value, error = self.family.shift_log_psi(distance / self.noise_multiplier, alphas)
+        found = self.family.shift_log_psi(distance / self.noise_multiplier, alphas)
+        if found is None or distance == 0:   # no closed form: the pair at the distance
+            return super().group_log_psi(distance, alphas)
+        value, error = found
         return Bounds(np.nextafter(value + error, np.inf), value)
 
 
@@ -379,6 +384,39 @@ def laplace(scale: float, sensitivity: float = 1.0) -> AdditiveNoise:
     return AdditiveNoise(scale, sensitivity, LAPLACE)
 
 
+def constructor(family: NoiseFamily) -> Callable[..., AdditiveNoise]:
+    """``family``'s mechanism constructor, ``name(<family.parameter>, sensitivity=1.0)``, with
+    the family's :attr:`~otbound.numerics.noise.NoiseFamily.constructor_doc` as its docstring:
+    what ``otbound.<name>`` is for a family without a constructor of its own here."""
+    def make(*args, **kwargs) -> AdditiveNoise:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return AdditiveNoise(bound.arguments[family.parameter], bound.arguments["sensitivity"],
+                             family)
+
+    keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    signature = inspect.Signature(
+        [inspect.Parameter(family.parameter, keyword, annotation="float"),
+         inspect.Parameter("sensitivity", keyword, default=1.0, annotation="float")],
+        return_annotation="AdditiveNoise")
+    make.__name__ = make.__qualname__ = family.name.replace("-", "_")
+    make.__doc__ = family.constructor_doc
+    make.__module__ = __name__
+    make.__signature__ = signature  # type: ignore[attr-defined]
+    return make
+
+
+def __getattr__(name: str) -> Callable[..., AdditiveNoise]:
+    """The constructor of every other family of :data:`~otbound.numerics.families.FAMILIES`
+    (:func:`constructor`), made on first use."""
+    if name.startswith("_") or name.replace("_", "-") not in FAMILIES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    made = constructor(FAMILIES[name.replace("_", "-")])
+    globals()[name] = made
+    return made
+
+
 def randomized_response(theta: float) -> RandomizedResponse:
     """Report the bit with probability ``theta`` and its flip otherwise."""
     return RandomizedResponse(theta)
+

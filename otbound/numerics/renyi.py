@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import cast
 
 import numpy as np
 
 from otbound.errors import InvalidSpecification
 from otbound.numerics.limits import MAX_ALPHA, show
-from otbound.numerics.noise import Shape
+from otbound.numerics.noise import LineDensity, Shape
 from otbound.numerics.pairs import FinitePair, MixturePair, log_sum_exp
 from otbound.numerics.quadrature import ROUNDING, integrate_exp
 from otbound.numerics.renyi_gaussian_cells import _quadratic_panels
@@ -126,14 +127,22 @@ def log_psi_curve(pair: MixturePair | FinitePair, alphas,
     if isinstance(pair, FinitePair):
         values, errors = _finite(pair, orders)
     else:
-        values, errors = np.empty(orders.size), np.empty(orders.size)
-        integer = (orders == np.floor(orders)) & _is_binomial_removal(pair)
-        if integer.any():
-            values[integer], errors[integer] = _binomial(pair, orders[integer].astype(int))
-        if (~integer).any():
-            values[~integer], errors[~integer] = _integrated(pair, orders[~integer])
+        values, errors = pair.family.log_psi_values(pair, orders)
     bounds = [NumericBound.rounded_up(float(v), float(e)) for v, e in zip(values, errors)]
     return [bounds[k] for k in inverse]
+
+
+def density_log_psi(pair: MixturePair, orders: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``log Ψ_α`` and its error at distinct orders for a pair of a
+    :class:`~otbound.numerics.noise.LineDensity`: the binomial expansion at integer orders
+    where it applies, quadrature per the family's shape elsewhere."""
+    values, errors = np.empty(orders.size), np.empty(orders.size)
+    integer = (orders == np.floor(orders)) & _is_binomial_removal(pair)
+    if integer.any():
+        values[integer], errors[integer] = _binomial(pair, orders[integer].astype(int))
+    if (~integer).any():
+        values[~integer], errors[~integer] = _integrated(pair, orders[~integer])
+    return values, errors
 
 
 def _finite(pair: FinitePair, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -197,7 +206,8 @@ def _binomial(pair: MixturePair, alphas: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def _integrated(pair: MixturePair, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``log Ψ_α`` and its error by quadrature of ``Q φ_α(P/Q)``, plus closed-form pieces."""
-    edges, group, pieces, piece_error, neglected = _PANELS[pair.family.shape](pair, alphas)
+    family = cast(LineDensity, pair.family)   # quadrature: a density on the line
+    edges, group, pieces, piece_error, neglected = _PANELS[family.shape](pair, alphas)
 
     def log_integrand(x: np.ndarray, owner: np.ndarray) -> np.ndarray:
         return x[0] + log_phi(alphas[owner], x[1])

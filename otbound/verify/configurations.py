@@ -27,7 +27,8 @@ from otbound.numerics.mechanisms import gaussian, laplace
 from otbound.numerics.one_step import rdp
 from otbound.numerics.settings import Subsampling
 from otbound.verify.noise_references import (LAPLACE_NODES, NODES, Divergence,
-                                             LaplaceDivergence, NoiseReference, reference)
+                                             LaplaceDivergence, NoiseReference,
+                                             density_reference)
 
 
 @dataclass(frozen=True)
@@ -265,7 +266,7 @@ def certify(pattern: Pattern, family: str, scale: float, alpha: float, tolerance
     (:func:`box_upper`, ball arithmetic); boxes above the limit are halved along their widest
     side. For the Gaussian on the line this covers every configuration in ``ℝ^d`` only when
     ``K₊ + K₋ = 1`` (two points always lie on a line)."""
-    noise = reference(family)
+    noise = density_reference(family)
     if target is None:
         target = noise.certify_target(pattern, scale, alpha)
     limit = target + tolerance * abs(target)
@@ -341,7 +342,7 @@ def box_upper(pattern: Pattern, family: str, scale: float, alpha: float,
     beyond them Laplace terms all decay as ``e^{−|z|/b}`` (tail exact) and Gaussian ones are
     bounded by one Gaussian (tail in closed form with ``erfc``)."""
     from flint import arb
-    noise = reference(family)
+    noise = density_reference(family)
     full = np.vstack([[0.0, 0.0], np.asarray(box, dtype=float)]) / scale
     left, right = pattern.weights
     removed, k = pattern.removed, pattern.dimension

@@ -2,7 +2,8 @@
 
 Deliberately independent of :mod:`otbound.numerics.renyi` and
 :mod:`otbound.numerics.hockey_stick`: no dominating-pair structure is assumed (means anywhere, the
-likelihood ratio need not be monotone).
+likelihood ratio need not be monotone). A family on the integers sums its divergences itself
+(:class:`~otbound.verify.noise_references.LatticeReference`); what follows is for densities.
 
 * Two-point outputs (randomized response with rational ``θ``) are exact fractions; their
   divergences are finite sums evaluated with 50-digit mpmath.
@@ -24,7 +25,7 @@ import numpy as np
 
 from otbound.errors import required
 from otbound.numerics.pairs import MixturePair, Side
-from otbound.verify.noise_references import reference
+from otbound.verify.noise_references import LatticeReference, density_reference, reference
 
 GAUSS_LEGENDRE_NODES = 24
 
@@ -63,6 +64,15 @@ def independent_log_psi(pair: MixturePair | ExactBernoulli, alpha: float) -> flo
                 total += _mp(p) ** a * _mp(q) ** (1 - a)
             return float(mp.log(total))
     noise = reference(pair.family)
+    if isinstance(noise, LatticeReference):
+        return noise.log_psi(pair, alpha)
+    return panel_log_psi(pair, alpha)
+
+
+def panel_log_psi(pair: MixturePair, alpha: float) -> float:
+    """``log Ψ_α`` of an exact pair of a family with a density on the line (the module
+    docstring's panels)."""
+    noise = density_reference(pair.family)
     lo, hi = noise.integration_range(pair, alpha)
     width = pair.scale / 4
     cuts = np.linspace(lo, hi, int(math.ceil((hi - lo) / width)) + 1)
@@ -96,6 +106,15 @@ def delta(pair: MixturePair | ExactBernoulli, epsilon: float) -> float:
             for p, q in ((pair.p, pair.q), (1 - pair.p, 1 - pair.q)):
                 total += max(_mp(p) - gamma * _mp(q), 0)
             return float(total)
+    noise = reference(pair.family)
+    if isinstance(noise, LatticeReference):
+        return noise.delta(pair, epsilon)
+    return interval_delta(pair, epsilon)
+
+
+def interval_delta(pair: MixturePair, epsilon: float) -> float:
+    """``H_{e^ε}`` of an exact pair of a family with a density on the line (the module
+    docstring's intervals and masses)."""
     intervals = _excess_intervals(pair, epsilon)
     with mp.workdps(40):
         gamma = mp.exp(mp.mpf(epsilon))
@@ -111,7 +130,7 @@ def _excess_intervals(pair: MixturePair, epsilon: float) -> list[tuple[float, fl
     means = np.concatenate([pair.p_means, pair.q_means])
     lo, hi = means.min() - 60 * s, means.max() + 60 * s
     grid = np.linspace(lo, hi, int(math.ceil((hi - lo) / (s / 8))) + 1)
-    grid = reference(pair.family).with_kinks(grid, means)
+    grid = density_reference(pair.family).with_kinks(grid, means)
 
     def excess(z):
         z = np.atleast_1d(np.asarray(z, dtype=float))
@@ -163,7 +182,7 @@ def _mass(pair: MixturePair, side: Side, a: float, b: float):
     s = mp.mpf(pair.scale)
     weights = [mp.exp(mp.mpf(w)) for w in log_weights]
     norm = mp.fsum(weights)
-    noise = reference(pair.family)
+    noise = density_reference(pair.family)
 
     def survival(x):
         if x == math.inf:

@@ -2,8 +2,8 @@
 
 Every batch ``y`` of the dataset is enumerated with its exact probability ``s_x(y)``
 (:meth:`otbound.engine.schemes.Scheme.pmf`); the output is the mixture
-``m_x = Σ_y s_x(y) b_{f(y)}``.
-For randomized response with a rational ``θ`` the two output probabilities are exact fractions.
+``m_x = Σ_y s_x(y) b_{f(y)}``, at the values the family's reference reads off ``f``
+(:meth:`~otbound.verify.noise_references.FamilyReference.query`). For randomized response with a rational ``θ`` the two output probabilities are exact fractions.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from otbound.errors import InvalidSpecification
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism, RandomizedResponse
 from otbound.numerics.pairs import MixturePair
 from otbound.verify.divergence import ExactBernoulli
+from otbound.verify.noise_references import reference
 
 
 def value_distribution(scheme: Scheme, dataset: frozenset,
@@ -53,10 +54,13 @@ def output_pair(mechanism: Mechanism, values_x: dict[float, Fraction],
         return ExactBernoulli(*(randomized_response_output(theta, v)
                                 for v in (values_x, values_x_prime)))
     mechanism = additive_noise(mechanism)
+    noise = reference(mechanism.family)
 
-    def components(values):
-        means = [v / mechanism.sensitivity for v in values]
-        return means, [math.log(p) for p in values.values()]
+    def components(values):   # values that meet in one query value are added
+        found: dict[float, Fraction] = defaultdict(Fraction)
+        for v, p in values.items():
+            found[noise.query(v / mechanism.sensitivity)] += p
+        return list(found), [math.log(p) for p in found.values()]
 
     p_means, p_logs = components(values_x)
     q_means, q_logs = components(values_x_prime)

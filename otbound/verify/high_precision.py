@@ -16,7 +16,7 @@ import mpmath as mp
 import numpy as np
 
 from otbound.numerics.pairs import MixturePair, Side
-from otbound.verify.noise_references import reference
+from otbound.verify.noise_references import density_reference
 
 
 def _log_density(pair: MixturePair, side: Side, z):
@@ -25,7 +25,7 @@ def _log_density(pair: MixturePair, side: Side, z):
     # Weights rounded to doubles sum to 1 only up to ~1e-16: renormalise at full precision.
     norm = mp.log(mp.fsum(mp.exp(w) for w in exact))
     log_weights = [w - norm for w in exact]
-    s, noise = mp.mpf(pair.scale), reference(pair.family)
+    s, noise = mp.mpf(pair.scale), density_reference(pair.family)
     terms = [w - noise.precise_decay(z - mp.mpf(m), s) for m, w in zip(means, log_weights)]
     constant = noise.precise_log_peak(s)
     top = max(terms)
@@ -35,7 +35,7 @@ def _log_density(pair: MixturePair, side: Side, z):
 def _breakpoints(pair: MixturePair, alpha) -> list:
     means = sorted(set(float(m) for m in list(pair.p_means) + list(pair.q_means)))
     points = set(means)
-    points.update(reference(pair.family).extra_breakpoints(pair, alpha, means))
+    points.update(density_reference(pair.family).extra_breakpoints(pair, alpha, means))
     return sorted(points)
 
 
@@ -97,7 +97,7 @@ def multinomial_log_psi(pair: MixturePair, alpha: int, dps: int = 50):
     quadrature. Its cost grows like ``α² K²`` and it cancels badly in double precision for tiny
     divergences, so otbound uses it only as an oracle.
     """
-    if not reference(pair.family).multinomial_form or list(pair.q_means) != [0]:
+    if not density_reference(pair.family).multinomial_form or list(pair.q_means) != [0]:
         raise ValueError("the multinomial form needs Q = N(0, s²) and Gaussian components")
     with mp.workdps(dps):
         s2 = mp.mpf(pair.scale) ** 2

@@ -193,8 +193,7 @@ def simulate_outputs(values: np.ndarray, mechanism: Mechanism,
     if isinstance(mechanism, RandomizedResponse):
         return np.where(rng.random(values.size) < mechanism.theta, values, 1 - values)
     family, location, spread = _additive(mechanism)
-    noise = reference(family).sample(rng, values.size)
-    return values * location + spread * noise
+    return values * location + reference(family).draw(rng, values.size, spread)
 
 
 def _additive(mechanism: Mechanism) -> tuple[NoiseFamily, float, float]:

@@ -68,8 +68,9 @@ def sample_outputs(scheme: Scheme, dataset: frozenset, function: Callable[[Batch
         truthful = rng.random(size) < mechanism.theta
         return np.where(truthful, drawn, 1 - drawn)
     mechanism = additive_noise(mechanism)
-    noise = reference(mechanism.family).sample(rng, size)
-    return drawn / mechanism.sensitivity + mechanism.noise_multiplier * noise
+    noise = reference(mechanism.family)
+    queried = np.array([noise.query(v / mechanism.sensitivity) for v in drawn])
+    return queried + noise.draw(rng, size, mechanism.noise_multiplier)
 
 
 def log_ratio(pair: MixturePair | ExactBernoulli, outputs: np.ndarray) -> np.ndarray:

@@ -10,13 +10,22 @@ breakpoints (:mod:`~otbound.verify.high_precision`), and the fast rules and ball
 envelopes of the search over configurations of the means
 (:mod:`~otbound.verify.configurations`).
 
-The references are registered by their family's name (:data:`REFERENCES`); :func:`reference`
-finds one for a name or a family object, so the verifier's modules never test which family
-they hold.
+Every reference supplies :class:`FamilyReference`: its log-probability, a sampler and how it
+reads a query's value. :class:`NoiseReference` is a reference of a density on the line, whose
+exact pairs' divergences are :mod:`~otbound.verify.divergence`'s quadratures, with what the
+high-precision oracles and the configuration search need besides; :class:`LatticeReference`
+one of a family on the integers, which sums its exact pairs' divergences itself (the verifier's
+own sums, not the production code's).
+
+The references are registered by their family's name (:data:`REFERENCES`, and for every further family a module
+``<module>_reference`` in :mod:`otbound.verify.noise_families`, ``<module>`` the family's module,
+defining ``<MODULE>_REFERENCE``); :func:`reference` finds one for a name or a family object, so the verifier's
+modules never test which family they hold.
 """
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 from abc import ABC, abstractmethod
@@ -55,23 +64,60 @@ def _all_means(pair: MixturePair) -> np.ndarray:
     return np.concatenate([pair.p_means, pair.q_means])
 
 
-class NoiseReference(ABC):
-    """The verifier's independent implementation of one noise family ``D(z; μ, s)``."""
+class FamilyReference(ABC):
+    """What the verifier's independent implementation of one noise family ``D(z; μ, s)``
+    supplies."""
 
     name: str
     """The family's name (``family.name``), the key of :data:`REFERENCES`."""
     multinomial_form: bool = False
     """Whether 001 App. G.5's multinomial form of ``Ψ_α`` holds (Gaussian components)."""
 
-    # --- doubles ------------------------------------------------------------------------------
-
     @abstractmethod
     def log_density(self, offset: np.ndarray, scale: float) -> np.ndarray:
         """``log D(z; μ, s)`` at ``offset = z − μ`` (elementwise)."""
 
     @abstractmethod
+    def draw(self, rng: np.random.Generator, size: int, scale: float) -> np.ndarray:
+        """``size`` draws of ``D(0, scale)``."""
+
+    def query(self, value: float) -> float:
+        """The value, in units of the sensitivity, that the mechanism adds noise to when the
+        verifier's function takes ``value`` (itself here)."""
+        return value
+
+
+class LatticeReference(FamilyReference):
+    """The reference of a family on the integers (a probability mass function), whose exact
+    pairs' divergences are sums it evaluates itself (the quadratures of
+    :mod:`~otbound.verify.divergence` are for densities on the line); the verifier's functions
+    are rounded down to integers, which keeps them Lipschitz for integer distances."""
+
+    @abstractmethod
+    def log_psi(self, pair: MixturePair, alpha: float) -> float:
+        """``log Ψ_α(P ‖ Q)`` of an exact output pair (integer means)."""
+
+    @abstractmethod
+    def delta(self, pair: MixturePair, epsilon: float) -> float:
+        """``H_{e^ε}(P ‖ Q)`` of an exact output pair (integer means)."""
+
+    def query(self, value: float) -> float:
+        """``⌊value⌋``: ``|⌊a⌋ − ⌊b⌋| ≤ d`` whenever ``|a − b| ≤ d`` for an integer ``d``."""
+        return float(math.floor(value))
+
+
+class NoiseReference(FamilyReference):
+    """The verifier's independent implementation of a noise family with a density on the line:
+    its divergences by :mod:`~otbound.verify.divergence`'s quadratures."""
+
+    # --- doubles ------------------------------------------------------------------------------
+
+    @abstractmethod
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
         """``size`` draws of the standardised distribution (``μ = 0``, ``s = 1``)."""
+
+    def draw(self, rng: np.random.Generator, size: int, scale: float) -> np.ndarray:
+        return scale * self.sample(rng, size)
 
     @abstractmethod
     def integration_range(self, pair: MixturePair, alpha: float) -> tuple[float, float]:
@@ -259,18 +305,42 @@ class LaplaceReference(NoiseReference):
         return (alpha * p.log() + (1 - alpha) * q.log()).exp()
 
 
-REFERENCES: dict[str, NoiseReference] = {
+REFERENCES: dict[str, FamilyReference] = {
     found.name: found for found in (GaussianReference(), LaplaceReference())}
-"""The verifier's references by family name."""
+"""The verifier's references by family name (more are loaded from
+:mod:`otbound.verify.noise_families` on first use)."""
 
 
-def reference(family: str | object) -> NoiseReference:
-    """The reference of a family, given by its name or as an object with a ``name``."""
+def reference(family: str | object) -> FamilyReference:
+    """The reference of a family, given by its name or as an object with a ``name``: one of
+    :data:`REFERENCES`, or that of the family's module in :mod:`otbound.verify.noise_families`
+    (see the module docstring)."""
     name = family if isinstance(family, str) else getattr(family, "name", repr(family))
+    if isinstance(name, str) and name not in REFERENCES:
+        stem = name.replace("-", "_")
+        module = f"otbound.verify.noise_families.{stem}_reference"
+        try:
+            found = getattr(importlib.import_module(module), f"{stem.upper()}_REFERENCE")
+        except ModuleNotFoundError as error:
+            if error.name != module:
+                raise
+            found = None
+        if found is not None and found.name == name:
+            REFERENCES[name] = found
     if not isinstance(name, str) or name not in REFERENCES:
         raise UnsupportedOperation(
             f"the verifier has no independent implementation of the {name} family")
     return REFERENCES[name]
+
+
+def density_reference(family: str | object) -> NoiseReference:
+    """The reference of a family with a density on the line (what the quadratures, the
+    high-precision oracles and the configuration search need)."""
+    found = reference(family)
+    if not isinstance(found, NoiseReference):
+        raise UnsupportedOperation(f"the {found.name} family has no density on the line: the "
+                                   "verifier's quadratures do not apply to it")
+    return found
 
 
 # --- the fast rules of the configuration search ------------------------------------------------

@@ -166,13 +166,16 @@ def _solvable(instance: Instance, mechanism: Mechanism, exact: bool = False) -> 
 def verify_derivation(derivation: Derivation | DerivationReport | EpochDerivation | EpochReport,
                       max_n: int = 6, samples: int = 2000, seed: int = 0,
                       progress: Callable[[str], None] | None = None,
-                      mc_draws: int = DEFAULT_DRAWS) -> VerifyReport | EpochVerifyReport:
+                      mc_draws: int = DEFAULT_DRAWS,
+                      mechanisms: Sequence[Mechanism] | None = None
+                      ) -> VerifyReport | EpochVerifyReport:
     """Tightness, soundness search, Monte Carlo and mutation checks for one derivation, and the
     same soundness checks against each variant's published statement (an epoch-level
     derivation: its exact checks and :func:`~otbound.verify.epoch_montecarlo.verify_epoch`).
     Every instance and mechanism claimed tight also gets an independent Monte Carlo row of
     ``mc_draws`` simulated draws (:mod:`otbound.verify.independent_mc`, from its own random
-    stream).
+    stream). The mechanisms are ``mechanisms`` (by default :data:`MECHANISMS`: randomized
+    response, the Gaussian and Laplace, one each).
 
     ``derivation`` is the :class:`DerivationReport` that :func:`otbound.engine.derivation.run`
     returned, whose case bounds are verified; a :class:`Derivation` is run once first. A case
@@ -205,7 +208,7 @@ def verify_derivation(derivation: Derivation | DerivationReport | EpochDerivatio
     tight = {name for name, _ in derivation.tight}
     combos, skipped = [], []
     for instance in instances(report, max_n):
-        for mechanism in MECHANISMS:
+        for mechanism in MECHANISMS if mechanisms is None else mechanisms:
             if _solvable(instance, mechanism):
                 combos.append((instance, mechanism))
             else:

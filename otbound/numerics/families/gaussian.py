@@ -7,12 +7,13 @@ import math
 import mpmath as mp
 import numpy as np
 
-from otbound.numerics.noise import NoiseFamily, Shape
+from otbound.numerics.density_family import DensityFamily
+from otbound.numerics.noise import Shape
 from otbound.numerics.pairs import log_sum_exp
 from otbound.numerics.rounding import EPS
 
 
-class Gaussian(NoiseFamily):
+class Gaussian(DensityFamily):
     """``D(z; μ, s) = e^{−(z−μ)²/2s²}/(s√(2π))``."""
 
     name = "gaussian"
@@ -49,7 +50,7 @@ class Gaussian(NoiseFamily):
         return float(log_sum_exp(p_log_weights[p_means == top_p])
                      - log_sum_exp(q_log_weights[q_means == top_q]))
 
-    def sample(self, rng, size):
+    def standard_sample(self, rng, size):
         return rng.standard_normal(size)
 
     def shift_log_psi(self, gap, alphas):

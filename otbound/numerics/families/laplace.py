@@ -7,12 +7,13 @@ import math
 import mpmath as mp
 import numpy as np
 
-from otbound.numerics.noise import NoiseFamily, Shape
+from otbound.numerics.density_family import DensityFamily
+from otbound.numerics.noise import Shape
 from otbound.numerics.pairs import log_sum_exp
 from otbound.numerics.rounding import EPS
 
 
-class Laplace(NoiseFamily):
+class Laplace(DensityFamily):
     """``D(z; μ, s) = e^{−|z−μ|/s}/2s``."""
 
     name = "laplace"
@@ -45,7 +46,7 @@ class Laplace(NoiseFamily):
         return float(log_sum_exp(p_log_weights + p_means / scale)
                      - log_sum_exp(q_log_weights + q_means / scale))
 
-    def sample(self, rng, size):
+    def standard_sample(self, rng, size):
         return rng.laplace(size=size)
 
     def shift_log_psi(self, gap, alphas):
