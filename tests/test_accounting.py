@@ -26,7 +26,7 @@ from otbound.accounting.conversion import (balle_delta, balle_epsilon, lower_val
 from otbound.accounting.steps import alternative_steps, subsampled_step
 from otbound.accounting.truncated import TruncatedPoissonSetting, naive_epsilon
 from otbound.choices import Accountant, Conversion, Method, Neighbouring
-from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.errors import InvalidSpecification, Refusal, UnsupportedOperation
 from otbound.numerics.hockey_stick import hockey_stick
 from otbound.numerics.mechanisms import RandomizedResponse, gaussian, laplace
 from otbound.numerics.one_step import branches_delta
@@ -297,7 +297,10 @@ def test_one_step_is_accounted_by_its_profile_itself():
 
 
 class _NoSolver(RandomizedResponse):
-    """A mechanism whose solver refuses every problem."""
+    """A mechanism whose solver refuses every problem (and says so when asked)."""
+
+    def cannot_solve(self, problem, renyi=False):
+        return Refusal("no solver")
 
     def worst_components(self, problem):
         raise UnsupportedOperation("no solver")

@@ -27,6 +27,12 @@ from cli_runs import run_cli, write_derivation
 
 PACKAGE = pathlib.Path(otbound.__file__).parent
 
+
+def bundled_derived(name, structural):
+    from otbound.numerics.derived import bundled
+
+    return bundled(name, **structural)
+
 REMAINING = {
     "audit/verdict.py": (2, "an audit entry's reference is the user's code: its refusal is "
                            "judged 'undecided' (the point) or no objective (the search); it "
@@ -43,18 +49,15 @@ REMAINING = {
                              "(computed) to compose_plds to refuse"),
     "accounting/rdp.py": (1, "a three-point certificate that fails (computed) leaves the curve "
                              "unsharpened"),
-    "audit/references.py": (2, "a mechanism's worst case not found for a pattern; a method "
-                               "refusing a setting: asked of mechanisms and methods that do "
-                               "not answer yet"),
-    "audit/reference_wor.py": (2, "the same, for the without-replacement references"),
+    "audit/references.py": (1, "a method refusing a setting (computed: the tight method's "
+                               "refusals come from its solvers and accountants)"),
+    "audit/reference_wor.py": (2, "otbound's own bound and the relaxed Gaussian bound, each "
+                                  "refused only by computing it"),
     "engine/derivation.py": (1, "the type-level analysis refuses deep in its orbit enumeration "
                                 "(more than MAX_ORBITS orbits; a step with no symbolic form)"),
     "engine/type_level.py": (1, "a bound whose matrix changes with the orbit (computed)"),
     "engine/validity.py": (1, "coupling steps with no symbolic marginal types refuse when "
                               "formed"),
-    "numerics/solvers.py": (1, "a mechanism recognises the constraint patterns it solves "
-                               "only by trying (the family protocol is being rewritten, item "
-                               "4)"),
     "verify/verification.py": (2, "the independent simulation refuses schemes and functions "
                                   "it has no closed form for, found while building them; a "
                                   "published statement (the paper's, as data) that cannot be "
@@ -83,6 +86,30 @@ def test_only_the_listed_sites_catch_a_refusal():
              if count > REMAINING.get(name, (0, ""))[0]}
     assert not extra, f"new except UnsupportedOperation (ask a capability instead): {extra}"
     assert sum(found.values()) <= sum(count for count, _ in REMAINING.values()) < BEFORE
+
+
+def test_solve_asks_the_mechanism_before_it_calls_the_solver():
+    """Without replacement under substitution the Gaussian has no exact worst case of the
+    pattern itself: solve is told why, and takes the relaxation without calling the solver on
+    the refused problem."""
+    from otbound.numerics.derived import evaluate
+    from otbound.numerics.solvers import solve
+
+    calls = []
+
+    class Watched(type(otbound.gaussian(1.0))):
+        def worst_components(self, problem):
+            calls.append(self.cannot_solve(problem))
+            return super().worst_components(problem)
+
+    setting = otbound.Subsampling("wor", batch_size=2, dataset_size=10)
+    mechanism = Watched(1.0)
+    (name, structural), = setting.derivations()
+    derived = bundled_derived(name, structural)
+    problems = [term.problem for terms in evaluate(derived, setting.values()) for term in terms]
+    solutions = [solve(problem, mechanism) for problem in problems]
+    assert any(s.relaxation is not None and s.refusal for s in solutions)
+    assert calls and all(refusal is None for refusal in calls)
 
 
 def test_a_refusal_is_a_value_until_required():

@@ -52,16 +52,17 @@ def subsampled(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
     setting, with the worst case that attains it where the solver is tight."""
     from otbound.numerics.one_step import adp, rdp
 
-    candidates = []
-    try:
-        for where, sides, terms in _named_cases(setting):
-            if len(terms) != 1:   # a mixture over constraint profiles: no single construction
-                raise UnsupportedOperation("several constraint profiles")
-            problem = terms[0].problem
-            candidates += [(pair, values, (where, sides, problem.constraints.labels))
-                           for pair, values in mechanism.worst_components(problem)]
-    except UnsupportedOperation:   # no tight solver: otbound's bound only
-        candidates = []
+    candidates: list[tuple[object, np.ndarray, tuple[str, tuple[tuple[str, ...], ...],
+                                                     tuple[str, ...]]]] = []
+    for where, sides, terms in _named_cases(setting):
+        # a mixture over constraint profiles, or a pattern without an exact worst case: no
+        # single construction, otbound's bound only
+        if len(terms) != 1 or mechanism.cannot_solve(terms[0].problem) is not None:
+            candidates = []
+            break
+        problem = terms[0].problem
+        candidates += [(pair, values, (where, sides, problem.constraints.labels))
+                       for pair, values in mechanism.worst_components(problem)]
     if not candidates:   # the smaller of otbound's sound bounds (tight: e.g. 001 Thm. 3.6's
         if constructions_only_mode():                          # certified three-point bound)
             raise UnsupportedOperation("no single worst-case construction")

@@ -15,7 +15,8 @@ under the distance constraints — returning the dominating pairs whose divergen
   forced equal by a zero distance share one choice, and by convexity the others may be chosen
   all alike on each side, so a handful of candidate pairs covers the maximum.
 
-A solver that meets a constraint pattern it cannot handle raises :class:`UnsupportedOperation`.
+A mechanism says which problems it has no exact worst case of (:meth:`Mechanism.cannot_solve`,
+with the reason); its solver refuses exactly those, with :class:`UnsupportedOperation`.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.errors import InvalidSpecification, Refusal, granted
 from otbound.numerics import three_point
 from otbound.numerics.hockey_stick import hockey_stick_bounds
 from otbound.numerics.limits import NOISE_MULTIPLIER, show
@@ -67,6 +68,13 @@ class Mechanism(ABC):
         """Candidate solutions of the mixture problem: each a dominating pair and the value of
         ``f`` at every mixture component (left then right), whose construction attains it."""
 
+    def cannot_solve(self, problem: NumericProblem, renyi: bool = False) -> Refusal | None:
+        """Why the mechanism has no exact worst case of the problem (for Rényi divergences if
+        ``renyi``: :meth:`renyi_pairs`), or ``None`` when it has one: asked before
+        :meth:`worst_components`, which refuses exactly these problems. Every problem, unless
+        the mechanism says otherwise."""
+        return None
+
     def tight_pairs(self, problem: NumericProblem) -> list[Pair]:
         """Dominating pairs whose largest divergence solves the mixture problem exactly."""
         return [pair for pair, _ in self.worst_components(problem)]
@@ -101,7 +109,7 @@ class Mechanism(ABC):
         return hockey_stick_bounds(self.distance_pair(distance), epsilons)
 
 
-def _pattern_sizes(problem: NumericProblem) -> tuple[int, int, float, float]:
+def _pattern_sizes(problem: NumericProblem) -> tuple[int, int, float, float] | Refusal:
     """``(K₊, K₋, a, b)`` when the problem has the constraint pattern of 003 Thm. 3.7 with the
     distances within and to the left chain multiplied by ``a`` and those of the right chain by
     ``b``: ``d(L_t, L_u) ≤ a|t − u|``, ``d(R_t, R_u) ≤ b|t − u|``, ``d(L_t, R_u) ≤ a(t − 1) +
@@ -125,7 +133,7 @@ def _pattern_sizes(problem: NumericProblem) -> tuple[int, int, float, float]:
             and (isinstance(closed, PatternMatrix) or np.array_equal(
                 closed.array, PatternMatrix(inserted, removed, a, b).array))):
         return inserted, removed, float(a), float(b)
-    raise UnsupportedOperation(
+    return Refusal(
         "this solver handles the constraint pattern of 003 Thm. 3.7 (d(L_t, L_u) ≤ |t − u|, "
         "d(R_t, R_u) ≤ |t − u|, d(L_t, R_u) ≤ (t − 1) + (u − 1), possibly scaled); got "
         + problem.constraints.describe())
@@ -169,11 +177,11 @@ def equidistant_star(problem: NumericProblem) -> Star | None:
     return Star(removal, merged, distance, positions)
 
 
-def single_distance(problem: NumericProblem) -> int:
+def single_distance(problem: NumericProblem) -> int | Refusal:
     """The distance bound between the only two components of a problem (001 Prop. E.5)."""
     bound = problem.closed().array[0, 1]
     if not math.isfinite(bound):
-        raise UnsupportedOperation("the two components are unconstrained: no finite bound")
+        return Refusal("the two components are unconstrained: no finite bound")
     return int(bound)
 
 
@@ -209,9 +217,31 @@ class AdditiveNoise(Mechanism):
         """Noise scale in units of the sensitivity."""
         return self.scale / self.sensitivity
 
-    def worst_components(self, problem: NumericProblem) -> list[tuple[Pair, np.ndarray]]:
+    def cannot_solve(self, problem: NumericProblem, renyi: bool = False) -> Refusal | None:
+        """One pair at a finite distance, an equidistant star, or 003 Thm. 3.7's pattern (with
+        chains of unequal stretch where the family has their worst case); for Rényi
+        divergences also 001 Thm. 3.6's three points, where the family has their solver."""
+        if renyi and self.family.three_point and three_point.recognise(problem) is not None:
+            return None
         if problem.left.size == problem.right.size == 1:
-            distance = single_distance(problem)
+            found = single_distance(problem)
+            return found if isinstance(found, Refusal) else None
+        if equidistant_star(problem) is not None:
+            return None
+        sizes = _pattern_sizes(problem)
+        if isinstance(sizes, Refusal):
+            return sizes
+        _, _, a, b = sizes
+        if a != b and not self.family.unequal_chains:
+            return Refusal(f"no exact {self.family.name} worst case for chains of unequal "
+                           f"lengths ({a} and {b}): 002 Thm. 3.3 covers the Gaussian mechanism "
+                           "only")
+        return None
+
+    def worst_components(self, problem: NumericProblem) -> list[tuple[Pair, np.ndarray]]:
+        granted(self.cannot_solve(problem))
+        if problem.left.size == problem.right.size == 1:
+            distance = granted(single_distance(problem))
             return [(self.distance_pair(distance), np.array([distance, 0.0]) * self.sensitivity)]
         star = equidistant_star(problem)
         if star is not None:
@@ -221,11 +251,7 @@ class AdditiveNoise(Mechanism):
                     MixturePair(self.family, self.noise_multiplier, near, problem.left,
                                 -far, star.weights))
             return [(pair, star.positions * self.sensitivity)]
-        inserted, removed, a, b = _pattern_sizes(problem)
-        if a != b and not self.family.unequal_chains:
-            raise UnsupportedOperation(
-                f"no exact {self.family.name} worst case for chains of unequal lengths "
-                f"({a} and {b}): 002 Thm. 3.3 covers the Gaussian mechanism only")
+        inserted, removed, a, b = granted(_pattern_sizes(problem))
         left, right = a * np.arange(removed + 1), -b * np.arange(inserted + 1)
         pair = MixturePair(self.family, self.noise_multiplier, left, problem.left, right,
                            problem.right)

@@ -7,6 +7,7 @@ from typing import Callable
 
 import numpy as np
 
+from otbound.errors import granted
 from otbound.numerics.mechanisms import single_distance
 from otbound.numerics.problems import Term
 from otbound.numerics.renyi import log_mixture_psi
@@ -53,7 +54,7 @@ def labelled_terms(cases: list[list[Term]]) -> tuple[np.ndarray, np.ndarray]:
     distance (001 Prop. E.5)."""
     (terms,) = cases
     return (np.array([log_p for log_p, _ in terms]),
-            np.array([single_distance(problem) for _, problem in terms]))
+            np.array([granted(single_distance(problem)) for _, problem in terms]))
 
 
 def profile_mixture(log_weights, distances, profile, alphas: np.ndarray) -> Bounds:

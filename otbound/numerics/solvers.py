@@ -27,7 +27,6 @@ import numpy as np
 
 from otbound.choices import Quantity
 from otbound.engine.bound import ConstraintMatrix
-from otbound.errors import UnsupportedOperation
 from otbound.numerics.problems import NumericProblem, PatternMatrix, insert_remove_pattern
 
 
@@ -79,12 +78,11 @@ def solve(problem: NumericProblem, mechanism, quantity: Quantity = Quantity.ADP)
         loose = loosen(problem)
         if loose is None:
             continue
-        try:
-            pairs = exact(loose)
-        except UnsupportedOperation as error:
-            refusal = refusal or str(error)
+        refused = mechanism.cannot_solve(loose, quantity.renyi)
+        if refused is not None:
+            refusal = refusal or str(refused)
             continue
-        return Solution(loose, pairs, None if loose is problem else name, refusal)
+        return Solution(loose, exact(loose), None if loose is problem else name, refusal)
     return Solution(problem, None, None, refusal)
 
 
