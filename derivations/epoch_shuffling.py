@@ -27,5 +27,8 @@ DERIVATION = EpochDerivation(
     max_outcomes=50_000,
     remarks=("No published upper bound: the mixture is evaluated by joint convexity over the "
              "pairs (ŷ_At, ŷ_Et), each one substitution in one step (the base mechanism once "
-             "per epoch); the lower bound is otbound.shuffled_lower_bound.",),
+             "per epoch); the lower bound is otbound.shuffled_lower_bound.",
+             "No coupling of these events has at most two batches per step once T >= 3, the "
+             "structure the amplified epoch patterns need: docs/shuffling.md, certificate by "
+             "python -m otbound.engine.shuffle_certificate.",),
 )

@@ -26,8 +26,10 @@ draw can have (three: a step that sees the record, a displaced record and neithe
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
+from otbound.engine.epoch_couplings import SwapThroughHole
 from otbound.engine.epoch_schemes import Outcome, ShuffledEpoch, held
 
 RECORD = "a"
@@ -131,10 +133,6 @@ class HubCheck:
 
 def hole_steps_only(steps: int, batch_size: int) -> HubCheck:
     """Check the hub coupling's per-arrangement pattern exactly on one instance."""
-    import itertools
-
-    from otbound.engine.epoch_couplings import SwapThroughHole
-
     scheme = ShuffledEpoch(steps)
     others = tuple(f"o{i}" for i in range(1, steps * batch_size))
     draws, holds, most = 0, True, 0
