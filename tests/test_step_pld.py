@@ -108,13 +108,13 @@ def test_each_pld_holds_its_cases_own_profiles_and_dominates_the_step():
     epsilons = [0.0, 0.05, 0.2]
     exact = otbound.adp(setting, otbound.gaussian(1.0), "tight", epsilons)
     for epsilon, bound in zip(epsilons, exact):
-        held = [pair._pmf_remove.get_delta_for_epsilon(epsilon),
-                alone.get_delta_for_epsilon(epsilon), pair._pmf_add.get_delta_for_epsilon(epsilon)]
+        held = [pair.remove.get_delta_for_epsilon(epsilon),
+                alone.get_delta_for_epsilon(epsilon), pair.added.get_delta_for_epsilon(epsilon)]
         for delta, case in zip(held, own):
             assert delta == pytest.approx(case.get_delta_for_epsilon(epsilon), rel=1e-6)
         assert epsilon == 0 or held[0] > held[2] * (1 + 1e-3)   # at ε = 0 both are the TV
         assert ours.get_delta_for_epsilon(epsilon) == max(held) >= bound.value
-    assert ours.get_delta_for_epsilon(epsilons) == pytest.approx(   # dp_accounting's own
+    assert ours.get_delta_for_epsilon(epsilons) == pytest.approx(   # dp_accounting's
         [ours.get_delta_for_epsilon(e) for e in epsilons], rel=1e-12)  # vectorised sums
 
 
@@ -191,11 +191,14 @@ def test_the_cases_delta_is_never_below_composes():
 
 @pytest.mark.parametrize("steps", [2, 1000, 10 ** 6])
 def test_the_composed_size_is_dp_accountings_own_bound(steps):
-    """The refusal of a composition too large to hold uses the support dp_accounting keeps."""
+    """The refusal of a composition too large to hold uses the support the composition keeps,
+    the one dp_accounting's keeps (``pld.common.compute_self_convolve_bounds``)."""
     from dp_accounting.pld import common
 
     one = pld.case_pld(otbound.subsampled_step(otbound.Subsampling("poisson", rate=0.1),
                                                otbound.gaussian(0.5), 1).cases[0], 1e-3)
-    lower, upper = common.compute_self_convolve_bounds(one._pmf_remove.to_dense_pmf()._probs,
-                                                       steps, pld.TRUNCATION)
+    lower, upper = common.compute_self_convolve_bounds(one.remove.probabilities, steps,
+                                                       pld.TRUNCATION)
     assert pld._composed_points(one, steps) == upper - lower + 1
+    if steps <= 1000:
+        assert one.self_compose(steps).remove.size == upper - lower + 1
