@@ -12,6 +12,7 @@ from dp_accounting.pld import privacy_loss_distribution as peer_pld
 
 import otbound
 from otbound.accounting import case_plds, pld
+from otbound.numerics.dense_pld import DensePLD
 
 RATE, SIGMA, STEPS, DELTA = 256 / 60000, 1.1, 703, 1e-5
 
@@ -138,6 +139,21 @@ def test_a_plain_dp_accounting_pld_is_composed_into_every_case():
                for after, before in zip(composed.plds, ours.plds))
     assert composed.get_epsilon_for_delta(1e-6) >= accounted - BELOW
     assert composed.get_epsilon_for_delta(1e-6) == pytest.approx(accounted, abs=1e-6)
+
+
+def test_otbounds_own_pld_is_composed_into_every_case_as_dp_accountings_form_of_it():
+    """A ``DensePLD`` (otbound's) composes into every case by otbound's composition, to the
+    numbers dp_accounting gives for it handed over."""
+    setting, mechanism = otbound.Subsampling("poisson", rate=0.01, group=2), otbound.gaussian(2.0)
+    ours = otbound.step_pld(otbound.subsampled_step(setting, mechanism, 1), 1e-3).self_compose(10)
+    noise = pld.case_pld(otbound.subsampled_step(otbound.Subsampling("poisson", rate=1.0),
+                                                 otbound.gaussian(10.0), 1).cases[0], 1e-3)
+    mine, theirs = ours.compose(noise), ours.compose(noise.to_dp_accounting())
+    assert all(isinstance(held, DensePLD) for held in mine.plds)
+    assert not any(isinstance(held, DensePLD) for held in theirs.plds)
+    for delta in (1e-6, 1e-3):
+        assert mine.get_epsilon_for_delta(delta) == pytest.approx(
+            theirs.get_epsilon_for_delta(delta), rel=1e-13)
 
 
 def test_steps_of_one_relation_compose_case_by_case():

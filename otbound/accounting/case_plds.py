@@ -72,11 +72,12 @@ class CasePLDs:
         return self._with(pld.self_compose(count, tail_mass_truncation) if count > 1 else pld
                           for pld in self.plds)
 
-    def compose(self, other: CasePLDs | PrivacyLossDistribution,
+    def compose(self, other: CasePLDs | PrivacyLossDistribution | DensePLD,
                 tail_mass_truncation: float = TRUNCATION) -> CasePLDs:
         """Composed with ``other``: case by case with another ``CasePLDs`` of the same relation
-        (refused otherwise), or with one dp_accounting PLD of another mechanism, composed into
-        every PLD held (REMOVE with its REMOVE, ADD with its ADD).
+        (refused otherwise), or with one dp_accounting PLD of another mechanism (or one of
+        otbound's :class:`~otbound.numerics.dense_pld.DensePLD`), composed into every PLD held
+        (REMOVE with its REMOVE, ADD with its ADD).
 
         The second is sound when ``other`` bounds the other mechanism on the same pairs of
         datasets ``(x, x')``: its REMOVE on the pairs of every case held here as a REMOVE
@@ -87,7 +88,7 @@ class CasePLDs:
         """
         from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
-        if isinstance(other, PrivacyLossDistribution):
+        if isinstance(other, (PrivacyLossDistribution, DensePLD)):
             return self._with(_composed(pld, other, tail_mass_truncation) for pld in self.plds)
         if not isinstance(other, CasePLDs):
             raise InvalidSpecification("other must be a CasePLDs or a dp_accounting "
