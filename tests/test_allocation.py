@@ -14,8 +14,7 @@ from scipy.stats import binom
 
 import otbound
 from otbound.errors import InvalidSpecification, UnsupportedOperation
-from otbound.numerics.allocation import Allocation, EpochPair, contracted_sum, pmf_delta, \
-    spread_sum
+from otbound.numerics.allocation import Allocation, EpochPair, contracted_sum, spread_sum
 from otbound.numerics.ratio_laws import gaussian_law, laplace_law, ratio_law
 
 
@@ -23,7 +22,7 @@ def bracket(law, steps, selected, direction, epsilons):
     """``(lower, upper)`` of one epoch's δ(ε) from the lower and upper pmfs."""
     epoch = Allocation(steps, selected, law)
     pair = EpochPair(epoch, direction)
-    return pmf_delta(pair.lower_pmf(), epsilons), pmf_delta(pair.upper_pmf(), epsilons)
+    return pair.lower_pmf().deltas(epsilons), pair.upper_pmf().deltas(epsilons)
 
 
 @pytest.mark.parametrize("law", [gaussian_law(0.7), gaussian_law(3.0), laplace_law(0.5),
@@ -135,7 +134,7 @@ def test_the_hidden_partition_bound_is_the_blocks_composed():
     four = Allocation(4, 1, law).upper("remove", 1e-4)
     composed = Allocation(3, 1, law).upper("remove", 1e-4).compose(four.self_compose(2, 0.0))
     eps = np.array([0.5, 1.0, 2.0])
-    assert np.allclose(pmf_delta(epoch.upper("remove", 1e-4), eps), pmf_delta(composed, eps),
+    assert np.allclose(epoch.upper("remove", 1e-4).deltas(eps), composed.deltas(eps),
                        rtol=1e-12)
 
 
@@ -199,7 +198,7 @@ def test_exact_enumeration_of_the_real_sampler_meets_the_bound(steps, selected):
     eps = np.array([0.0, 0.3, 1.0])
     pair = EpochPair(Allocation(steps, selected, ratio_law(otbound.randomized_response(theta))),
                      "remove")
-    upper, lower = pmf_delta(pair.upper_pmf(), eps), pmf_delta(pair.lower_pmf(), eps)
+    upper, lower = pair.upper_pmf().deltas(eps), pair.lower_pmf().deltas(eps)
     for e, high, low in zip(eps, upper, lower):
         gamma = Fraction(math.exp(e))
         exact = float(sum(max(p - gamma * without[y], 0) for y, p in with_a.items()))
@@ -232,8 +231,8 @@ def test_a_simulated_epoch_of_the_real_sampler_agrees_with_the_bracket(mechanism
     for eps in (0.3, 1.0):
         values = np.maximum(1 - math.exp(eps) / ratio, 0.0)
         mean, error = values.mean(), values.std() / math.sqrt(samples)
-        low = pmf_delta(pair.lower_pmf(), np.array([eps]))[0]
-        high = pmf_delta(pair.upper_pmf(), np.array([eps]))[0]
+        low = pair.lower_pmf().deltas(np.array([eps]))[0]
+        high = pair.upper_pmf().deltas(np.array([eps]))[0]
         assert low - 5 * error <= mean <= high + 5 * error
 
 
@@ -246,7 +245,7 @@ def test_the_lower_end_of_k_of_t_resolves_the_tail_of_q():
 
     law = ratio_law(otbound.gaussian(0.5))
     pair = EpochPair(Allocation(100, 10, law), "remove")
-    low, high = (pmf_delta(pmf, np.array([24.0, 28.0])) for pmf in (pair.lower_pmf(),
+    low, high = (pmf.deltas(np.array([24.0, 28.0])) for pmf in (pair.lower_pmf(),
                                                                      pair.upper_pmf()))
     assert low[0] >= 1e-6 and np.all(low <= high)
     q = law.cells(np.linspace(-3, 3, 61))
@@ -315,8 +314,8 @@ def test_the_removal_bracket_agrees_with_an_independent_linear_grid(steps, sigma
     for eps in (0.5, 1.0, 2.0):
         lower, upper = reference_remove(steps, sigma, eps)
         assert upper - lower <= 0.01 * upper
-        ours_upper = pmf_delta(pair.upper_pmf(), np.array([eps]))[0]
-        ours_lower = pmf_delta(pair.lower_pmf(), np.array([eps]))[0]
+        ours_upper = pair.upper_pmf().deltas(np.array([eps]))[0]
+        ours_lower = pair.lower_pmf().deltas(np.array([eps]))[0]
         assert ours_upper >= lower and ours_lower <= upper
         assert ours_upper <= 1.01 * upper and ours_lower >= 0.99 * lower
 

@@ -2,6 +2,7 @@
 production code, no import cycles, and every public name means one thing across the package."""
 
 import ast
+import functools
 import pathlib
 from collections import Counter
 
@@ -166,3 +167,135 @@ def test_which_divergence_is_one_quantity_enum():
             elif isinstance(node, ast.ClassDef) and node.name == "Quantity":
                 classes.append(path.name)
     assert spelt_otherwise == [] and classes == ["choices.py"]
+
+
+DP_ACCOUNTING_MODULES = {"dp_accounting", "dp_accounting.dp_event",
+                         "dp_accounting.privacy_accountant", "dp_accounting.pld",
+                         "dp_accounting.pld.pld_pmf", "dp_accounting.pld.privacy_loss_distribution"}
+"""The dp_accounting modules otbound may import (issue 46 item 7): its events, its accountant
+interface and its PLD classes, whose public constructors hand otbound's PLDs over. Not
+``pld.common`` (helpers of its own implementation), nor any name with a leading underscore."""
+
+
+@functools.cache
+def _dp_accounting_private_names() -> frozenset[str]:
+    """Every name dp_accounting's source spells with one leading underscore: its private
+    attributes (``_pmf_remove``, ``_probs``, ``_lower_loss``, …), functions, classes and
+    constants, read from the installed package."""
+    import dp_accounting
+
+    names = set()
+    for path in pathlib.Path(dp_accounting.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            name = (node.attr if isinstance(node, ast.Attribute) else
+                    node.id if isinstance(node, ast.Name) else
+                    node.name if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else "")
+            if name.startswith("_") and not name.startswith("__"):
+                names.add(name)
+    return frozenset(names)
+
+
+@functools.cache
+def _dp_accounting_modules() -> frozenset[str]:
+    """The names of dp_accounting's modules and packages, from the installed package."""
+    import dp_accounting
+
+    root = pathlib.Path(dp_accounting.__file__).parent
+    return frozenset(".".join(("dp_accounting",) + path.relative_to(root).with_suffix("").parts)
+                     .removesuffix(".__init__") for path in root.rglob("*.py"))
+
+
+class _PrivateUses(ast.NodeVisitor):
+    """The places one module reaches past dp_accounting's public surface."""
+
+    def __init__(self, private: frozenset[str], modules: frozenset[str]) -> None:
+        self.private, self.modules = private, modules
+        self.bound: set[str] = set()     # names the module binds to dp_accounting's objects
+        self.classes: list[bool] = []    # for each enclosing class: does it derive from them?
+        self.found: list[tuple[int, str]] = []
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.name.split(".")[0] == "dp_accounting":
+                self.bound.add((alias.asname or alias.name).split(".")[0])
+                self._module(node, alias.name)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = node.module or ""
+        if module.split(".")[0] != "dp_accounting":
+            return
+        for alias in node.names:
+            self.bound.add(alias.asname or alias.name)
+            if alias.name.startswith("_"):
+                self.found.append((node.lineno, f"imports dp_accounting's private {alias.name}"))
+            full = f"{module}.{alias.name}"
+            self._module(node, full if full in self.modules else module)
+
+    def _module(self, node: ast.stmt, module: str) -> None:
+        if module not in DP_ACCOUNTING_MODULES:
+            self.found.append((node.lineno, f"imports {module}, not one of dp_accounting's "
+                                            "modules otbound may use"))
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.classes.append(any(_root_name(base) in self.bound for base in node.bases))
+        self.generic_visit(node)
+        self.classes.pop()
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        own = (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+               and self.classes and not self.classes[-1])
+        if node.attr in self.private and not own:
+            self.found.append((node.lineno, f"reads .{node.attr}, a private name of "
+                                            "dp_accounting's"))
+        self.generic_visit(node)
+
+
+def _root_name(node: ast.expr) -> str:
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.value if not isinstance(node, ast.Call) else node.func
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def private_dp_accounting_uses(root: pathlib.Path) -> list[str]:
+    """``file:line: what`` for every place the code under ``root`` reaches past dp_accounting's
+    public surface: an import of a module outside :data:`DP_ACCOUNTING_MODULES` or of a name
+    with a leading underscore, or an attribute ``._x`` where ``_x`` is one of dp_accounting's
+    private names (:func:`_dp_accounting_private_names`), on anything but ``self`` or ``cls``
+    of a class that derives from nothing of dp_accounting's (that is the class's own)."""
+    private, modules = _dp_accounting_private_names(), _dp_accounting_modules()
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        uses = _PrivateUses(private, modules)
+        uses.visit(ast.parse(path.read_text()))
+        found += [f"{path.relative_to(root)}:{line}: {what}" for line, what in uses.found]
+    return found
+
+
+def test_otbound_uses_only_dp_accountings_public_surface():
+    """No private field, function or module of dp_accounting is read (issue 46 item 7): they
+    may change in any release, and the pin is a range."""
+    assert private_dp_accounting_uses(pathlib.Path(otbound.__file__).parent) == []
+
+
+def test_a_private_use_of_dp_accounting_is_caught(tmp_path):
+    (tmp_path / "reads.py").write_text(
+        "from dp_accounting.pld import common, pld_pmf\n"
+        "from dp_accounting.rdp.rdp_privacy_accountant import _log_add\n"
+        "import dp_accounting.pld.privacy_loss_distribution\n"
+        "def probabilities(pld):\n"
+        "    return pld._pmf_remove.to_dense_pmf()._probs\n"
+        "class Mine:\n"
+        "    def __init__(self):\n"
+        "        self._probs = 1\n"
+        "class Theirs(pld_pmf.DensePLDPmf):\n"
+        "    def lowest(self):\n"
+        "        return self._lower_loss\n")
+    assert private_dp_accounting_uses(tmp_path) == [
+        "reads.py:1: imports dp_accounting.pld.common, not one of dp_accounting's modules "
+        "otbound may use",
+        "reads.py:2: imports dp_accounting's private _log_add",
+        "reads.py:2: imports dp_accounting.rdp.rdp_privacy_accountant, not one of "
+        "dp_accounting's modules otbound may use",
+        "reads.py:5: reads ._probs, a private name of dp_accounting's",
+        "reads.py:5: reads ._pmf_remove, a private name of dp_accounting's",
+        "reads.py:11: reads ._lower_loss, a private name of dp_accounting's"]

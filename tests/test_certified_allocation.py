@@ -10,7 +10,7 @@ from scipy.stats import binom
 
 import otbound
 from otbound.errors import UnsupportedOperation
-from otbound.numerics.allocation import Allocation, EpochPair, pmf_delta
+from otbound.numerics.allocation import Allocation, EpochPair
 from otbound.numerics.certified import certified_mode
 from otbound.numerics.certified_allocation import certified_bracket, lattice
 from otbound.numerics.loss_measures import LossMeasure
@@ -84,8 +84,8 @@ def test_the_gaussian_bracket_meets_an_independent_reference_and_the_fast_path(s
     found = certified_bracket(pair, 1, 1e-4)
     for epsilon in (0.5, 1.0):
         lower, upper = reference_remove(steps, sigma, epsilon)
-        fast_lower = pmf_delta(pair.lower_pmf(), np.array([epsilon]))[0]
-        fast_upper = pmf_delta(pair.upper_pmf(), np.array([epsilon]))[0]
+        fast_lower = pair.lower_pmf().deltas(np.array([epsilon]))[0]
+        fast_upper = pair.upper_pmf().deltas(np.array([epsilon]))[0]
         ours_lower, ours_upper = found.lower.delta(epsilon), found.upper.delta(epsilon)
         assert ours_upper >= max(lower, fast_lower)
         assert ours_lower <= min(upper, fast_upper)

@@ -12,6 +12,7 @@ from dp_accounting.pld import privacy_loss_distribution as peer_pld
 
 import otbound
 from otbound.accounting import case_plds, pld
+from otbound.numerics.dense_pld import DensePLD
 
 RATE, SIGMA, STEPS, DELTA = 256 / 60000, 1.1, 703, 1e-5
 
@@ -108,13 +109,13 @@ def test_each_pld_holds_its_cases_own_profiles_and_dominates_the_step():
     epsilons = [0.0, 0.05, 0.2]
     exact = otbound.adp(setting, otbound.gaussian(1.0), "tight", epsilons)
     for epsilon, bound in zip(epsilons, exact):
-        held = [pair._pmf_remove.get_delta_for_epsilon(epsilon),
-                alone.get_delta_for_epsilon(epsilon), pair._pmf_add.get_delta_for_epsilon(epsilon)]
+        held = [pair.remove.get_delta_for_epsilon(epsilon),
+                alone.get_delta_for_epsilon(epsilon), pair.added.get_delta_for_epsilon(epsilon)]
         for delta, case in zip(held, own):
             assert delta == pytest.approx(case.get_delta_for_epsilon(epsilon), rel=1e-6)
         assert epsilon == 0 or held[0] > held[2] * (1 + 1e-3)   # at ε = 0 both are the TV
         assert ours.get_delta_for_epsilon(epsilon) == max(held) >= bound.value
-    assert ours.get_delta_for_epsilon(epsilons) == pytest.approx(   # dp_accounting's own
+    assert ours.get_delta_for_epsilon(epsilons) == pytest.approx(   # dp_accounting's
         [ours.get_delta_for_epsilon(e) for e in epsilons], rel=1e-12)  # vectorised sums
 
 
@@ -138,6 +139,21 @@ def test_a_plain_dp_accounting_pld_is_composed_into_every_case():
                for after, before in zip(composed.plds, ours.plds))
     assert composed.get_epsilon_for_delta(1e-6) >= accounted - BELOW
     assert composed.get_epsilon_for_delta(1e-6) == pytest.approx(accounted, abs=1e-6)
+
+
+def test_otbounds_own_pld_is_composed_into_every_case_as_dp_accountings_form_of_it():
+    """A ``DensePLD`` (otbound's) composes into every case by otbound's composition, to the
+    numbers dp_accounting gives for it handed over."""
+    setting, mechanism = otbound.Subsampling("poisson", rate=0.01, group=2), otbound.gaussian(2.0)
+    ours = otbound.step_pld(otbound.subsampled_step(setting, mechanism, 1), 1e-3).self_compose(10)
+    noise = pld.case_pld(otbound.subsampled_step(otbound.Subsampling("poisson", rate=1.0),
+                                                 otbound.gaussian(10.0), 1).cases[0], 1e-3)
+    mine, theirs = ours.compose(noise), ours.compose(noise.to_dp_accounting())
+    assert all(isinstance(held, DensePLD) for held in mine.plds)
+    assert not any(isinstance(held, DensePLD) for held in theirs.plds)
+    for delta in (1e-6, 1e-3):
+        assert mine.get_epsilon_for_delta(delta) == pytest.approx(
+            theirs.get_epsilon_for_delta(delta), rel=1e-13)
 
 
 def test_steps_of_one_relation_compose_case_by_case():
@@ -191,11 +207,14 @@ def test_the_cases_delta_is_never_below_composes():
 
 @pytest.mark.parametrize("steps", [2, 1000, 10 ** 6])
 def test_the_composed_size_is_dp_accountings_own_bound(steps):
-    """The refusal of a composition too large to hold uses the support dp_accounting keeps."""
+    """The refusal of a composition too large to hold uses the support the composition keeps,
+    the one dp_accounting's keeps (``pld.common.compute_self_convolve_bounds``)."""
     from dp_accounting.pld import common
 
     one = pld.case_pld(otbound.subsampled_step(otbound.Subsampling("poisson", rate=0.1),
                                                otbound.gaussian(0.5), 1).cases[0], 1e-3)
-    lower, upper = common.compute_self_convolve_bounds(one._pmf_remove.to_dense_pmf()._probs,
-                                                       steps, pld.TRUNCATION)
+    lower, upper = common.compute_self_convolve_bounds(one.remove.probabilities, steps,
+                                                       pld.TRUNCATION)
     assert pld._composed_points(one, steps) == upper - lower + 1
+    if steps <= 1000:
+        assert one.self_compose(steps).remove.size == upper - lower + 1

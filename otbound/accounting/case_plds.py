@@ -9,9 +9,11 @@ with the extra record) and ADD. A case and its reverse (the datasets exchanged: 
 cases (003 Thm. 3.8), more than one PLD holds. Its cases with ``K₊, K₋ > 0`` are pairs of two
 Gaussian mixtures under Gaussian noise, which dp_accounting cannot yet build: that is
 google/differential-privacy issue #274 ("double mixture of Gaussians", needed for tight group
-accounting under insertion/removal and for substitution). :class:`CasePLDs` keeps one
-dp_accounting PLD per pair of mutually reversed cases, each of them otbound's pessimistic
-connect-the-dots PLD of the case's profile (:func:`otbound.accounting.pld.profile_pmf`).
+accounting under insertion/removal and for substitution). :class:`CasePLDs` keeps one PLD
+per pair of mutually reversed cases, each of them otbound's pessimistic connect-the-dots PLD of
+the case's profile (:func:`otbound.accounting.pld.profile_pmf`), held as otbound's
+:class:`~otbound.numerics.dense_pld.DensePLD` (dp_accounting's algorithms; ``to_dp_accounting()``
+hands one over) until it is composed with a dp_accounting PLD, which dp_accounting then does.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from otbound.accounting.pld import (ROUNDING_RELATIVE, TOLERANCE, TRUNCATION, ch
 from otbound.accounting.steps import Step, StepCase
 from otbound.choices import DEFAULT_DISCRETISATION
 from otbound.errors import InvalidSpecification
+from otbound.numerics.dense_pld import DensePLD, DensePmf
 from otbound.numerics.limits import MAX_STEPS, show
 from otbound.numerics.one_step import branches_delta
 
@@ -35,20 +38,23 @@ if TYPE_CHECKING:   # dp_accounting (with scipy.stats) is imported where a PLD i
 
 @dataclass(frozen=True)
 class CasePLDs:
-    """The cases of a step (or of a composition of steps under one relation) as dp_accounting
-    PLDs, kept apart: ``plds[i]`` holds the cases ``cases[i]`` (indices into the step's cases),
+    """The cases of a step (or of a composition of steps under one relation) as PLDs, kept
+    apart: ``plds[i]`` holds the cases ``cases[i]`` (indices into the step's cases),
     ``(remove, add)`` for a case and its reverse, ``(case,)`` for a case held as a symmetric PLD
     (its own reverse, as ``(1, 1)``, or of unknown reverse). Every case's profile is in exactly
     one PLD. ε and δ are the largest over the PLDs, as :func:`otbound.compose` reports the worst
     case; composition is PLD by PLD, with dp_accounting's ``tail_mass_truncation`` (mass moved
-    to an infinite loss: pessimistic). The readings are dp_accounting's, as a PLD's are:
-    :func:`otbound.compose` also allows for the floating-point noise of the FFT compositions
+    to an infinite loss: pessimistic). The PLDs are otbound's
+    (:class:`~otbound.numerics.dense_pld.DensePLD`, composed and read as dp_accounting composes
+    and reads its own), dp_accounting's once composed with one of its PLDs (dp_accounting
+    composes them then). The readings are a PLD's: :func:`otbound.compose` also allows for the
+    floating-point noise of the FFT compositions
     (:func:`otbound.accounting.pld.composition_noise`), these do not (100 steps of a group of 3:
     δ(1) read 1.8e-14 below compose's 2.425995e-9)."""
 
     relation: tuple
     cases: tuple[tuple[int, ...], ...]
-    plds: tuple[PrivacyLossDistribution, ...]
+    plds: tuple[DensePLD | PrivacyLossDistribution, ...]
 
     def __post_init__(self) -> None:
         if not self.plds or len(self.cases) != len(self.plds):
@@ -57,18 +63,21 @@ class CasePLDs:
 
     def self_compose(self, count: int, tail_mass_truncation: float = TRUNCATION) -> CasePLDs:
         """Every PLD composed with itself ``count`` times (refused, as in
-        :func:`otbound.compose`, where the result would need too many grid points)."""
+        :func:`otbound.compose`, where the result would need too many grid points; a
+        dp_accounting PLD's size is dp_accounting's to know)."""
         check_count(count)
         for pld in self.plds:
-            check_composed_size(pld, count)
+            if isinstance(pld, DensePLD):
+                check_composed_size(pld, count)
         return self._with(pld.self_compose(count, tail_mass_truncation) if count > 1 else pld
                           for pld in self.plds)
 
-    def compose(self, other: CasePLDs | PrivacyLossDistribution,
+    def compose(self, other: CasePLDs | PrivacyLossDistribution | DensePLD,
                 tail_mass_truncation: float = TRUNCATION) -> CasePLDs:
         """Composed with ``other``: case by case with another ``CasePLDs`` of the same relation
-        (refused otherwise), or with one dp_accounting PLD of another mechanism, composed into
-        every PLD held (REMOVE with its REMOVE, ADD with its ADD).
+        (refused otherwise), or with one dp_accounting PLD of another mechanism (or one of
+        otbound's :class:`~otbound.numerics.dense_pld.DensePLD`), composed into every PLD held
+        (REMOVE with its REMOVE, ADD with its ADD).
 
         The second is sound when ``other`` bounds the other mechanism on the same pairs of
         datasets ``(x, x')``: its REMOVE on the pairs of every case held here as a REMOVE
@@ -79,8 +88,8 @@ class CasePLDs:
         """
         from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
-        if isinstance(other, PrivacyLossDistribution):
-            return self._with(pld.compose(other, tail_mass_truncation) for pld in self.plds)
+        if isinstance(other, (PrivacyLossDistribution, DensePLD)):
+            return self._with(_composed(pld, other, tail_mass_truncation) for pld in self.plds)
         if not isinstance(other, CasePLDs):
             raise InvalidSpecification("other must be a CasePLDs or a dp_accounting "
                                        f"PrivacyLossDistribution, got {type(other).__name__}",
@@ -90,7 +99,7 @@ class CasePLDs:
                 "other holds the cases of another neighbouring relation: "
                 f"{other.relation} (cases {other.cases}), not {self.relation} (cases "
                 f"{self.cases}); cases are composed only under one relation", parameter="other")
-        return self._with(mine.compose(theirs, tail_mass_truncation)
+        return self._with(_composed(mine, theirs, tail_mass_truncation)
                           for mine, theirs in zip(self.plds, other.plds))
 
     def get_delta_for_epsilon(self, epsilon: float | Sequence[float]) -> float | np.ndarray:
@@ -106,6 +115,17 @@ class CasePLDs:
 
     def _with(self, plds) -> CasePLDs:
         return CasePLDs(self.relation, self.cases, tuple(plds))
+
+
+def _composed(mine: DensePLD | PrivacyLossDistribution, theirs: DensePLD | PrivacyLossDistribution,
+              truncation: float) -> DensePLD | PrivacyLossDistribution:
+    """Two PLDs composed: by otbound where both are its own, else by dp_accounting (otbound's
+    handed over)."""
+    if isinstance(mine, DensePLD):
+        return mine.compose(theirs, truncation)
+    if isinstance(theirs, DensePLD):
+        theirs = theirs.to_dp_accounting()
+    return mine.compose(theirs, truncation)
 
 
 def check_count(count: int) -> None:
@@ -138,7 +158,10 @@ def step_pld(step: Step, discretisation: float = DEFAULT_DISCRETISATION
     held = CasePLDs(step.relation, groups,
                     tuple(_group_pld(step, group, discretisation) for group in groups))
     composed = held.self_compose(step.count)
-    return composed.plds[0] if len(groups) == 1 else composed
+    if len(groups) > 1:
+        return composed
+    (sole,) = composed.plds
+    return sole.to_dp_accounting() if isinstance(sole, DensePLD) else sole
 
 
 def case_groups(step: Step) -> tuple[tuple[int, ...], ...]:
@@ -169,16 +192,12 @@ def reversed_cases(step: Step) -> list[tuple[int, int]]:
     return []
 
 
-def _group_pld(step: Step, group: tuple[int, ...],
-               discretisation: float) -> PrivacyLossDistribution:
-    """One dp_accounting PLD of the cases ``group`` (REMOVE first; one case: symmetric)."""
-    from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
-
-    return PrivacyLossDistribution(*(_case_pmf(step.cases[case], discretisation)
-                                     for case in group))
+def _group_pld(step: Step, group: tuple[int, ...], discretisation: float) -> DensePLD:
+    """One PLD of the cases ``group`` (REMOVE first; one case: symmetric)."""
+    return DensePLD(*(_case_pmf(step.cases[case], discretisation) for case in group))
 
 
-def _case_pmf(case: StepCase, discretisation: float):
+def _case_pmf(case: StepCase, discretisation: float) -> DensePmf:
     """The pessimistic pmf of one case: an epoch's own, else the connect-the-dots pmf of its
     profile raised by the relative rounding margin."""
     epoch = sole_epoch_pair(case)

@@ -1,14 +1,16 @@
-"""Dominating pairs as privacy loss distributions, composed with Google's dp_accounting.
+"""Dominating pairs as privacy loss distributions, composed by dp_accounting's algorithms.
 
 Each case of a setting's tight bound (e.g. one ``(K₊, K₋)`` of 003 Thm. 3.7) has a privacy profile
 ``δ(ε) = Σ_t P(t) max_pairs H_{e^ε}(P ‖ Q)``, the profile of a dominating pair (a weighted sum of
 profiles is the profile of the labelled mixture; a maximum of profiles is the profile of the
 convex hull of the trade-off curves, Zhu et al. 2022). That profile becomes a PLD by pessimistic
-"connect the dots" (Doroshenko et al. 2022, ``dp_accounting.pld.pld_pmf``): ``δ`` is evaluated,
-rounded up, on a grid of ε spaced by the discretisation interval over the privacy losses the bulk
-of ``P`` can produce. Whatever lies outside that range is moved the pessimistic way (mass below
-up to the lowest loss, mass above to +∞), so the result never under-reports ε; the range only
-decides how tight it is. Composition (FFT convolution) and conversion are dp_accounting's.
+"connect the dots" (Doroshenko et al. 2022, ``dp_accounting.pld.pld_pmf``'s algorithm): ``δ`` is
+evaluated, rounded up, on a grid of ε spaced by the discretisation interval over the privacy
+losses the bulk of ``P`` can produce. Whatever lies outside that range is moved the pessimistic
+way (mass below up to the lowest loss, mass above to +∞), so the result never under-reports ε;
+the range only decides how tight it is. Composition (FFT convolution) and conversion are
+dp_accounting's algorithms, run on otbound's own PLDs (:mod:`otbound.numerics.dense_pld`:
+dp_accounting keeps a PLD's probabilities in private fields, and otbound reads them).
 
 A pair of datasets keeps its case in every step (the same elements are inserted or removed), so
 cases are composed separately and the worst case is reported.
@@ -18,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,22 +28,19 @@ from otbound.accounting.steps import Step, StepCase, check_composable
 from otbound.choices import DEFAULT_DISCRETISATION
 from otbound.errors import InvalidSpecification, UnsupportedOperation, required
 from otbound.numerics.allocation import EpochPair
+from otbound.numerics.dense_pld import TRUNCATION, DensePLD, DensePmf, connect_dots
 from otbound.numerics.limits import DISCRETISATION_RANGE, MAX_PLD_POINTS, show
 from otbound.numerics.one_step import branches_delta
 from otbound.numerics.noise import NoiseFamily
 from otbound.numerics.pairs import FinitePair, MixturePair
 from otbound.parallel import mapped
 
-if TYPE_CHECKING:   # dp_accounting (with scipy.stats) is imported where a PLD is built
-    from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
-
-TRUNCATION = 1e-15
-"""Tail mass dp_accounting may cut (pessimistically) in each self-composition."""
 ROUNDING_RELATIVE, ROUNDING_FLOOR = 1e-9, 1e-15
-"""Margins for dp_accounting's floating-point sums and FFTs, which are not rounded outwards: a
-one-step PLD read back at a grid point came out 1.5e-14 relative below the profile it was built
-from. The floor is the size of dp_accounting's own per-composition tail truncation. These are
-measured margins, not proofs (certified PLD arithmetic is future work)."""
+"""Margins for the floating-point sums and FFTs of the PLDs (dp_accounting's algorithms), which
+are not rounded outwards: a one-step PLD read back at a grid point came out 1.5e-14 relative
+below the profile it was built from. The floor is the size of the per-composition tail
+truncation (:data:`TRUNCATION`). These are measured margins, not proofs (certified PLD
+arithmetic is future work)."""
 LOSS_TAIL = 1e-25
 """Probability mass of ``P`` left outside the loss grid (it is moved pessimistically)."""
 TOLERANCE = 1e-6
@@ -71,15 +69,12 @@ def pair_loss_range(pair: MixturePair | FinitePair) -> tuple[float, float]:
     return float(loss.min()), float(loss.max())
 
 
-def case_pld(case: StepCase,
-             discretisation: float = DEFAULT_DISCRETISATION) -> PrivacyLossDistribution:
+def case_pld(case: StepCase, discretisation: float = DEFAULT_DISCRETISATION) -> DensePLD:
     """The pessimistic connect-the-dots PLD of one case (an epoch's pair: its own pessimistic
     PLD, whose losses are exact)."""
     epoch = sole_epoch_pair(case)
     if epoch is not None:
-        from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
-
-        return PrivacyLossDistribution(epoch.upper_pmf(discretisation))
+        return DensePLD(epoch.upper_pmf(discretisation))
     ranges = [pair_loss_range(pair) for _, pairs in case for pair in pairs]
     return profile_pld(lambda epsilons: branches_delta(case, epsilons, TOLERANCE).upper,
                        min(r[0] for r in ranges), max(r[1] for r in ranges), discretisation)
@@ -132,32 +127,31 @@ def lower_end(steps: list[Step], delta: float | None, epsilon: float | None,
             pmf = pmf.self_compose(step.count, TRUNCATION) if step.count > 1 else pmf
             found = pmf if found is None else found.compose(pmf, TRUNCATION)
         composed.append(required(found, "a case's composition"))   # there are steps
-    # dp_accounting adds the truncated mass (≤ TRUNCATION per composition) to infinity even
-    # when it rounds down, and its FFT leaves noise: both are taken off the lower end; its
-    # inversion is exact for the pmf but for rounding, which a relative margin covers
+    # the self-composition adds the truncated mass (≤ TRUNCATION per composition) to infinity
+    # even when it rounds down (as dp_accounting's does), and the FFT leaves noise: both are
+    # taken off the lower end; the inversion is exact for the pmf but for rounding, which a
+    # relative margin covers
     slack = 2 * TRUNCATION * len(steps) + max(composition_noise_of(pmf) for pmf in composed)
     if delta is not None:
-        found = max(float(pmf.get_epsilon_for_delta(delta + slack)) for pmf in composed)
-        return {"epsilon_lower": max(0.0, found * (1 - ROUNDING_RELATIVE) - ROUNDING_FLOOR)}
-    return {"delta_lower": max(0.0, max(float(pmf.get_delta_for_epsilon(epsilon))
+        reached = max(float(pmf.get_epsilon_for_delta(delta + slack)) for pmf in composed)
+        return {"epsilon_lower": max(0.0, reached * (1 - ROUNDING_RELATIVE) - ROUNDING_FLOOR)}
+    at = required(epsilon, "epsilon")   # one of the two is given
+    return {"delta_lower": max(0.0, max(float(pmf.get_delta_for_epsilon(at))
                                         for pmf in composed) - slack)}
 
 
 def profile_pld(profile, low: float, high: float,
-                discretisation: float = DEFAULT_DISCRETISATION) -> PrivacyLossDistribution:
+                discretisation: float = DEFAULT_DISCRETISATION) -> DensePLD:
     """The connect-the-dots PLD of a privacy profile ``δ(ε)`` (upper bounds, vectorised in ε)
     on the losses ``[low, high]`` (Doroshenko et al. 2022, Zhu et al. 2022)."""
-    from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
-
-    return PrivacyLossDistribution(profile_pmf(profile, low, high, discretisation))
+    return DensePLD(profile_pmf(profile, low, high, discretisation))
 
 
 def profile_pmf(profile, low: float, high: float,
-                discretisation: float = DEFAULT_DISCRETISATION):
-    """The dense pessimistic connect-the-dots pmf (``dp_accounting.pld.pld_pmf``) of a privacy
-    profile on the losses ``[low, high]``: :func:`profile_pld`'s, for one adjacency."""
-    from dp_accounting.pld import pld_pmf
-
+                discretisation: float = DEFAULT_DISCRETISATION) -> DensePmf:
+    """The dense pessimistic connect-the-dots pmf (:func:`otbound.numerics.dense_pld.connect_dots`,
+    dp_accounting's algorithm) of a privacy profile on the losses ``[low, high]``:
+    :func:`profile_pld`'s, for one adjacency."""
     check_discretisation(discretisation)
     points = math.ceil(high / discretisation) - math.floor(low / discretisation) + 1
     if points > MAX_PLD_POINTS:
@@ -168,10 +162,7 @@ def profile_pmf(profile, low: float, high: float,
     rounded = np.arange(math.floor(low / discretisation), math.ceil(high / discretisation) + 1)
     deltas = np.asarray(profile(rounded * discretisation), dtype=float)
     deltas = np.minimum.accumulate(np.clip(deltas, 0.0, 1.0))
-    pmf = pld_pmf.create_pmf_pessimistic_connect_dots(discretisation, rounded, deltas)
-    # A sparse pmf of one point self-composes one step at a time in dp_accounting (1e9 steps
-    # never end); the dense one composes by repeated squaring.
-    return pmf.to_dense_pmf()
+    return connect_dots(discretisation, rounded, deltas)
 
 
 def check_discretisation(discretisation: float) -> None:
@@ -182,38 +173,21 @@ def check_discretisation(discretisation: float) -> None:
             parameter="discretisation")
 
 
-def _dense_probabilities(pld: PrivacyLossDistribution) -> list[np.ndarray]:
-    """The probabilities of each of the PLD's pmfs (both adjacencies; a symmetric PLD's two are
-    one object). dp_accounting keeps them in private fields: it has no public accessor."""
-    pmfs = {id(pmf): pmf for pmf in (pld._pmf_remove, pld._pmf_add)}.values()
-    return [pmf.to_dense_pmf()._probs for pmf in pmfs]
+def _dense_probabilities(pld: DensePLD) -> list[np.ndarray]:
+    """The probabilities of each of the PLD's pmfs (both adjacencies; one for a symmetric
+    PLD)."""
+    return [pmf.probabilities for pmf in pld.pmfs]
 
 
-def _composed_points(pld: PrivacyLossDistribution, count: int) -> int:
-    """Grid points of ``count`` self-compositions, by the Chernoff bounds dp_accounting uses
-    for the support it keeps (``common.compute_self_convolve_bounds``: tails of mass
-    ``TRUNCATION`` are cut, orders ``k/n`` for ``0 < |k| ≤ 20``, ``n`` grid points)."""
-    points = 0
-    for probabilities in _dense_probabilities(pld):
-        size = len(probabilities)
-        upper, lower = (size - 1) * count, 0
-        for sign in (1, -1):
-            # the moment generating function at k/n, by powers of e^{±i/n} (in [e^-20, e^20])
-            base = np.exp(sign * np.arange(size) / size)
-            power = np.ones(size)
-            for k in range(1, 21):
-                power *= base
-                with np.errstate(divide="ignore"):
-                    bound = (count * math.log(probabilities @ power)
-                             + math.log(2 / TRUNCATION)) * size / (sign * k)
-                if math.isfinite(bound):
-                    upper, lower = ((min(upper, math.ceil(bound)), lower) if sign > 0
-                                    else (upper, max(lower, math.floor(bound))))
-        points = max(points, upper - lower + 1)
-    return points
+def _composed_points(pld: DensePLD, count: int) -> int:
+    """Grid points of ``count`` self-compositions: the support the composition keeps (its
+    Chernoff bounds, :meth:`~otbound.numerics.dense_pld.DensePmf.composed_span`: tails of mass
+    ``TRUNCATION`` are cut), the largest of the adjacencies'."""
+    spans = [pmf.composed_span(count, TRUNCATION) for pmf in pld.pmfs]
+    return max(high - low + 1 for low, high in spans)
 
 
-def check_composed_size(pld: PrivacyLossDistribution, count: int) -> None:
+def check_composed_size(pld: DensePLD, count: int) -> None:
     if not all(probabilities.sum() > 0 for probabilities in _dense_probabilities(pld)):
         raise UnsupportedOperation("the one-step PLD has all its mass at an infinite privacy "
                                    "loss (δ = 1 at every ε): composing it gives no guarantee")
@@ -227,13 +201,13 @@ def check_composed_size(pld: PrivacyLossDistribution, count: int) -> None:
 
 def compose_plds(steps: list[Step], discretisation: float = DEFAULT_DISCRETISATION,
                  cases: list[int] | None = None,
-                 prefixes: Prefixes | None = None) -> list[PrivacyLossDistribution]:
+                 prefixes: Prefixes | None = None) -> list[DensePLD]:
     """Adaptive composition of heterogeneous steps: one composed PLD per case (of those
     indexed by ``cases``, default all), extending the compositions kept in ``prefixes``."""
     check_composable(steps)
     prefixes = Prefixes() if prefixes is None else prefixes
 
-    def repeated(step: Step, case: int) -> PrivacyLossDistribution:
+    def repeated(step: Step, case: int) -> DensePLD:
         one = prefixes.once(step.cases, ("pld", case, discretisation),
                             lambda: case_pld(step.cases[case], discretisation))
         check_composed_size(one, step.count)
@@ -267,14 +241,14 @@ def prefetch_plds(steps: list[Step], discretisations: dict[int, float],
             prefixes.keep(("pld", case, discretisation), steps, kept)
 
 
-def composition_noise_of(pmf) -> float:
+def composition_noise_of(pmf: DensePmf) -> float:
     """:func:`composition_noise` of one pmf."""
-    probabilities = pmf.to_dense_pmf()._probs
+    probabilities = pmf.probabilities
     return NOISE_FACTOR * max(0.0, -float(probabilities.min()) * math.sqrt(probabilities.size))
 
 
-def composition_noise(pld: PrivacyLossDistribution) -> float:
-    """A measured allowance for the floating-point noise of dp_accounting's FFT compositions:
+def composition_noise(pld: DensePLD) -> float:
+    """A measured allowance for the floating-point noise of the FFT compositions:
     :data:`NOISE_FACTOR` times the largest negative probability of the composed pmfs (a
     probability is never negative: its noise shows there) times the square root of their
     number of points (noise of independent signs, summed over the points δ adds up). Many
@@ -288,7 +262,7 @@ NOISE_FACTOR = 4.0
 """Safety factor on the measured composition noise (a measured margin, not a proof)."""
 
 
-def pld_epsilon(plds: list[PrivacyLossDistribution], delta: float) -> float:
+def pld_epsilon(plds: list[DensePLD], delta: float) -> float:
     """The worst case's ε at ``δ`` (pessimistic), for a target tightened by the rounding margin
     and the composition noise (``inf`` when nothing is left of it)."""
     noise = max(composition_noise(pld) for pld in plds)
@@ -303,14 +277,14 @@ RESOLUTION = 1e-14
 (``TRUNCATION`` each, moved pessimistically), before the composition-noise allowance."""
 
 
-def floor(plds: list[PrivacyLossDistribution]) -> float:
+def floor(plds: list[DensePLD]) -> float:
     """δ at or below this (:data:`RESOLUTION` plus these compositions' noise allowance,
     :func:`composition_noise`, which depends on the machine's FFT) is a sound bound that says
     only that the true δ is no larger, not how small it is."""
     return RESOLUTION + max(composition_noise(pld) for pld in plds)
 
 
-def pld_delta(plds: list[PrivacyLossDistribution], epsilon: float) -> float:
+def pld_delta(plds: list[DensePLD], epsilon: float) -> float:
     """The worst case's δ at ``ε`` (pessimistic), widened by the rounding margin and the
     composition noise."""
     delta = max(pld.get_delta_for_epsilon(epsilon) for pld in plds)

@@ -10,7 +10,6 @@ from otbound.accounting.pld import (ROUNDING_FLOOR, ROUNDING_RELATIVE, compose_p
                                     composition_noise)
 from otbound.accounting.steps import Step
 from otbound.choices import DEFAULT_DISCRETISATION, Accountant
-from otbound.numerics.allocation import pmf_delta
 
 CHAIN_GRID = np.linspace(-3.0, 3.0, 1201)
 """Where the chained bound splits ε into ``ε₁ + ε₂`` (around the halves ``ε/2``)."""
@@ -30,8 +29,8 @@ def chained(steps: list[Step], delta: float | None, epsilon: float | None,
         found = []
         for eps in np.atleast_1d(epsilons):
             first = eps / 2 + CHAIN_GRID
-            deltas = (pmf_delta(removal._pmf_remove, first) + np.exp(first)
-                      * pmf_delta(insertion._pmf_remove, eps - first))
+            deltas = (removal.remove.deltas(first) + np.exp(first)
+                      * insertion.remove.deltas(eps - first))
             found.append(float(deltas.min()))
         margin = (1 + ROUNDING_RELATIVE)
         return np.minimum(np.array(found) * margin + (ROUNDING_FLOOR + noise) * (1 + np.exp(

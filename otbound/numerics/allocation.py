@@ -30,10 +30,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from otbound.choices import DEFAULT_DISCRETISATION
-from otbound.errors import InvalidSpecification
+from otbound.errors import InvalidSpecification, required
+from otbound.numerics.dense_pld import DensePmf
 from otbound.numerics.ratio_laws import RatioLaw
 from otbound.numerics.ratio_sums import ContractedSum, LogGrid, SpreadSum, repeated
-from otbound.numerics.rounding import EPS, Bounds
+from otbound.numerics.rounding import Bounds
 
 GRID_STEP = 8e-3
 """Largest step of the grid of ``log S`` (natural logarithm; :func:`grid_step` takes a finer one
@@ -70,18 +71,18 @@ class Allocation:
         found = ((small, self.selected - extra), (small + 1, extra))
         return tuple((size, count) for size, count in found if count)
 
-    def upper(self, direction: str, discretisation: float):
-        """The pessimistic dp_accounting pmf of ``direction`` (``"remove"``: ``H(P_k ‖ Q)``,
-        ``"add"``: ``H(Q ‖ P_k)``) on the loss grid of ``discretisation``."""
+    def upper(self, direction: str, discretisation: float) -> DensePmf:
+        """The pessimistic pmf of ``direction`` (``"remove"``: ``H(P_k ‖ Q)``, ``"add"``:
+        ``H(Q ‖ P_k)``) on the loss grid of ``discretisation``."""
         composed = None
         for size, count in self.blocks:
             pmf = _upper_pmf(self.law, size, direction, discretisation)
             if count > 1:
                 pmf = pmf.self_compose(count, 0.0)
             composed = pmf if composed is None else composed.compose(pmf)
-        return composed
+        return required(composed, "the blocks of an epoch")
 
-    def lower(self, direction: str, discretisation: float):
+    def lower(self, direction: str, discretisation: float) -> DensePmf:
         """The optimistic pmf of a pair the epoch's pair dominates (losses rounded down)."""
         return _lower_pmf(self.law, self.steps, self.selected, direction, discretisation)
 
@@ -134,7 +135,7 @@ def contracted_sum(law: RatioLaw, size: int, step: float) -> ContractedSum:
     return repeated(ContractedSum.of(law, grid, *_span(law, grid)), size)
 
 
-def _upper_pmf(law: RatioLaw, size: int, direction: str, discretisation: float):
+def _upper_pmf(law: RatioLaw, size: int, direction: str, discretisation: float) -> DensePmf:
     """One-of-``size`` allocation's spread pair as a pessimistic pmf: its losses are whole grid
     steps, so they lie on the PLD's grid; the mass carried to ``S = ∞`` (removal) or at
     ``S = 0`` (insertion) is at infinite loss."""
@@ -154,7 +155,7 @@ def _upper_pmf(law: RatioLaw, size: int, direction: str, discretisation: float):
 
 
 def _lower_pmf(law: RatioLaw, steps: int, selected: int, direction: str,
-               discretisation: float):
+               discretisation: float) -> DensePmf:
     """The dominated pair's optimistic pmf: its losses ``log(p/q)`` rounded down (after a
     margin for their rounding error), masses lowered by the margin; outcomes with an infinite
     loss are left out (a lower bound may drop mass). ``k = 1``: the contracted sum, whose
@@ -236,12 +237,10 @@ def _tilted_sum(q: np.ndarray, lattice: float, steps: int, length: int, size: in
 
 
 def _dense(index: np.ndarray, probs: np.ndarray, infinity: float, pessimistic: bool,
-           discretisation: float):
+           discretisation: float) -> DensePmf:
     """A dense pmf without the losses at either end that hold less than :data:`PMF_TAIL`: those
     below moved up to the lowest loss kept and those above to infinity (pessimistic), or left
     out (optimistic)."""
-    from dp_accounting.pld import pld_pmf
-
     low = int(index.min())
     mass = np.bincount(index - low, weights=probs, minlength=int(index.max()) - low + 1)
     first = int(np.searchsorted(np.cumsum(mass), PMF_TAIL, side="right"))
@@ -251,29 +250,12 @@ def _dense(index: np.ndarray, probs: np.ndarray, infinity: float, pessimistic: b
     if pessimistic:
         kept[0] += mass[:first].sum()
         infinity += mass[last:].sum()
-    return pld_pmf.DensePLDPmf(discretisation, low + first, kept, infinity, pessimistic)
+    return DensePmf(discretisation, low + first, kept, infinity, pessimistic)
 
 
 PMF_TAIL = 1e-20
 """Mass of an epoch's pmf cut at either end (pessimistically above): far below any δ the
 accountant reports (it refuses targets within :data:`otbound.accounting.pld.RESOLUTION`)."""
-
-
-def pmf_delta(pmf, epsilons: np.ndarray) -> np.ndarray:
-    """``δ(ε) = μ_∞ + Σ_{ℓ > ε} p_ℓ (1 − e^{ε − ℓ})`` of a dense dp_accounting pmf at every ε, by
-    suffix sums of ``p`` and of ``p e^{−(ℓ − ℓ_0)}`` over its grid (dp_accounting keeps the
-    grid in private fields)."""
-    epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
-    probs = pmf._probs
-    losses = (pmf._lower_loss + np.arange(probs.size)) * pmf._discretization
-    scaled = probs * np.exp(losses[0] - losses)   # at most the mass: no overflow
-    total = np.concatenate([np.cumsum(probs[::-1])[::-1], [0.0]])
-    weighted = np.concatenate([np.cumsum(scaled[::-1])[::-1], [0.0]])
-    first = np.searchsorted(losses, epsilons, side="right")
-    factor = np.exp(np.minimum(epsilons - losses[0], 700.0))
-    excess = total[first] - factor * weighted[first]
-    error = 4 * EPS * probs.size * (total[first] + factor * weighted[first])
-    return pmf._infinity_mass + np.maximum(excess, 0.0) + error
 
 
 @dataclass(frozen=True)
@@ -285,20 +267,20 @@ class EpochPair:
     epoch: Allocation
     direction: str
 
-    def upper_pmf(self, discretisation: float = DEFAULT_DISCRETISATION):
+    def upper_pmf(self, discretisation: float = DEFAULT_DISCRETISATION) -> DensePmf:
         return _cached_upper(self.epoch, self.direction, discretisation)
 
-    def lower_pmf(self, discretisation: float = DEFAULT_DISCRETISATION):
+    def lower_pmf(self, discretisation: float = DEFAULT_DISCRETISATION) -> DensePmf:
         return _cached_lower(self.epoch, self.direction, discretisation)
 
     def delta_bounds(self, epsilons) -> Bounds:
         """``δ(ε)`` of one epoch, bounded above."""
-        upper = np.minimum(pmf_delta(self.upper_pmf(), epsilons), 1.0)
+        upper = np.minimum(self.upper_pmf().deltas(epsilons), 1.0)
         return Bounds(upper, upper)
 
     def loss_range(self, discretisation: float = DEFAULT_DISCRETISATION) -> tuple[float, float]:
         pmf = self.upper_pmf(discretisation)
-        low = pmf._lower_loss * discretisation   # dp_accounting keeps it private
+        low = pmf.lower * discretisation
         return low, low + (pmf.size - 1) * discretisation
 
     def log_psi_curve(self, alphas):
@@ -310,10 +292,10 @@ class EpochPair:
 
 
 @functools.lru_cache(maxsize=64)
-def _cached_upper(epoch: Allocation, direction: str, discretisation: float):
+def _cached_upper(epoch: Allocation, direction: str, discretisation: float) -> DensePmf:
     return epoch.upper(direction, discretisation)
 
 
 @functools.lru_cache(maxsize=64)
-def _cached_lower(epoch: Allocation, direction: str, discretisation: float):
+def _cached_lower(epoch: Allocation, direction: str, discretisation: float) -> DensePmf:
     return epoch.lower(direction, discretisation)

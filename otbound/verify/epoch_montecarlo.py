@@ -181,13 +181,12 @@ def _allocation_bounds(derivation, values, index: int, epsilon: float):
     """The case's epoch pair as ``otbound.account`` composes it: its δ from above and the
     dominated pair's from below."""
     import otbound
-    from otbound.numerics.allocation import pmf_delta
     from otbound.numerics.epoch_settings import epoch_setting
 
     cases, _, _, _ = epoch_setting(derivation, values).solved(otbound.gaussian(SIGMA))
     ((_, (pair,)),) = cases[index]
     at = np.array([epsilon])
-    return (float(pair.delta_bounds(at).upper[0]), float(pmf_delta(pair.lower_pmf(), at)[0]),
+    return (float(pair.delta_bounds(at).upper[0]), float(pair.lower_pmf().deltas(at)[0]),
             "the epoch's pair (otbound.numerics.allocation), bounded above and below")
 
 
