@@ -299,7 +299,7 @@ def test_one_step_is_accounted_by_its_profile_itself():
 class _NoSolver(RandomizedResponse):
     """A mechanism whose solver refuses every problem (and says so when asked)."""
 
-    def cannot_solve(self, problem, renyi=False):
+    def cannot_solve(self, problem, quantity=None):
         return Refusal("no solver")
 
     def worst_components(self, problem):

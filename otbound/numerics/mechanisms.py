@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
+from otbound.choices import Quantity
 from otbound.errors import InvalidSpecification, Refusal, granted
 from otbound.numerics import three_point
 from otbound.numerics.hockey_stick import hockey_stick_bounds
@@ -68,9 +69,10 @@ class Mechanism(ABC):
         """Candidate solutions of the mixture problem: each a dominating pair and the value of
         ``f`` at every mixture component (left then right), whose construction attains it."""
 
-    def cannot_solve(self, problem: NumericProblem, renyi: bool = False) -> Refusal | None:
-        """Why the mechanism has no exact worst case of the problem (for Rényi divergences if
-        ``renyi``: :meth:`renyi_pairs`), or ``None`` when it has one: asked before
+    def cannot_solve(self, problem: NumericProblem,
+                     quantity: Quantity = Quantity.ADP) -> Refusal | None:
+        """Why the mechanism has no exact worst case of the problem (for Rényi divergences,
+        :meth:`renyi_pairs`), or ``None`` when it has one: asked before
         :meth:`worst_components`, which refuses exactly these problems. Every problem, unless
         the mechanism says otherwise."""
         return None
@@ -217,11 +219,13 @@ class AdditiveNoise(Mechanism):
         """Noise scale in units of the sensitivity."""
         return self.scale / self.sensitivity
 
-    def cannot_solve(self, problem: NumericProblem, renyi: bool = False) -> Refusal | None:
+    def cannot_solve(self, problem: NumericProblem,
+                     quantity: Quantity = Quantity.ADP) -> Refusal | None:
         """One pair at a finite distance, an equidistant star, or 003 Thm. 3.7's pattern (with
         chains of unequal stretch where the family has their worst case); for Rényi
         divergences also 001 Thm. 3.6's three points, where the family has their solver."""
-        if renyi and self.family.three_point and three_point.recognise(problem) is not None:
+        if (quantity.renyi and self.family.three_point
+                and three_point.recognise(problem) is not None):
             return None
         if problem.left.size == problem.right.size == 1:
             found = single_distance(problem)

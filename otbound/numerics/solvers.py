@@ -78,7 +78,7 @@ def solve(problem: NumericProblem, mechanism, quantity: Quantity = Quantity.ADP)
         loose = loosen(problem)
         if loose is None:
             continue
-        refused = mechanism.cannot_solve(loose, quantity.renyi)
+        refused = mechanism.cannot_solve(loose, quantity)
         if refused is not None:
             refusal = refusal or str(refused)
             continue
