@@ -107,7 +107,7 @@ def test_group_posthoc_calibration(capsys):
       "--solve-for", "sigma", "--target-epsilon", "1", "--delta", "1e-5"],
      "--sigma is solved for (--solve-for sigma): leave it out"),
     (["--rate", "0.01", "--mechanism", "laplace", "--steps", "10", "--solve-for", "sigma",
-      "--target-epsilon", "1", "--delta", "1e-5"], "--solve-for sigma needs --mechanism gaussian"),
+      "--target-epsilon", "1", "--delta", "1e-5"], "--solve-for sigma needs --mechanism discrete-gaussian or gaussian"),
     (["--rate", "0.01", "--mechanism", "gaussian", "--steps", "10", "--solve-for", "sigma",
       "--target-epsilon", "1", "--epsilon", "1"], "--target-epsilon E with --delta D"),
     (["--rate", "0.01", "--mechanism", "gaussian", "--solve-for", "sigma",

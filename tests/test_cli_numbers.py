@@ -50,7 +50,7 @@ def test_adp_json_and_text(capsys):
     (["adp", "--scheme", "poisson", "--rate", "0.1", "--mechanism", "gaussian", "--epsilon", "1"],
      "--mechanism gaussian needs --sigma"),
     (["rdp", *BASE, "--scale", "2", "--alpha", "2"], "--scale does not apply to --mechanism gaussian"),
-    (["adp", "--derivation", "wr-substitution", "--param", "q=2", "--param", "N=9",
+    (["adp", "--derivation", "001-thm-F.3", "--param", "q=2", "--param", "N=9",
       "--mechanism", "gaussian", "--sigma", "1", "--epsilon", "1", "--method", "posthoc"],
      "use --method tight or --method agnostic"),
 ])

@@ -14,6 +14,11 @@ from otbound.numerics.families import FAMILIES, GAUSSIAN, LAPLACE
 from otbound.numerics.pairs import FinitePair, MixturePair
 from otbound.verify import high_precision as reference
 from otbound.verify.high_precision import log_binomial_weights
+from otbound.numerics.noise import LineDensity
+
+ON_THE_LINE = [family for family in FAMILIES.values() if isinstance(family, LineDensity)]
+"""The families the quadratures apply to (a lattice family's sums are checked exactly in
+tests/test_discrete_gaussian.py)."""
 
 
 def pair(family, scale, inserted, removed, rate):
@@ -22,7 +27,7 @@ def pair(family, scale, inserted, removed, rate):
 
 
 CASES = [(family, scale, inserted, removed, rate, epsilon)
-         for family in FAMILIES.values() for scale in (0.5, 2.0)
+         for family in ON_THE_LINE for scale in (0.5, 2.0)
          for inserted, removed in ((0, 1), (1, 0), (0, 4), (4, 0), (2, 3))
          for rate in (1e-3, 0.2) for epsilon in (0.0, 0.3, 2.0, 6.0)]
 
@@ -83,7 +88,7 @@ def test_delta_is_non_increasing_in_epsilon(family, scale, inserted, removed, ra
     assert np.all(np.diff(deltas) <= 1e-12 * deltas[:-1] + 1e-300)
 
 
-@pytest.mark.parametrize("family", list(FAMILIES.values()))
+@pytest.mark.parametrize("family", ON_THE_LINE)
 @pytest.mark.parametrize("epsilon", [-3.0, -0.3, -1e-5])
 def test_negative_epsilon_matches_the_swapped_pair(family, epsilon):
     """``H_γ(P ‖ Q) = 1 − γ + γ H_{1/γ}(Q ‖ P)``; the right side from the mpmath oracle."""

@@ -148,7 +148,8 @@ def test_sigma_is_one_thing_in_help_and_errors(capsys):
     with pytest.raises(SystemExit):
         run_cli(capsys, "rdp", "--help")
     help_text = " ".join(capsys.readouterr().out.split())
-    assert "standard deviation σ of the Gaussian noise (σ/L is the noise multiplier" in help_text
+    assert ("σ of the noise: the Gaussian's standard deviation, another family's parameter σ "
+            "(σ/L is the noise multiplier") in help_text
     line = refusal(capsys, "rdp", "--scheme", "poisson", "--rate", "0.01", "--mechanism",
                    "gaussian", "--sigma", "0.01", "--alpha", "2")
     assert "--sigma/--sensitivity (the noise multiplier) must be in [0.1, 1e+06]" in line

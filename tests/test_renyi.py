@@ -16,6 +16,11 @@ from otbound.numerics.renyi import log_expm1, log_psi, log_psi_curve
 from otbound.numerics.renyi_integrand import log_phi
 from otbound.verify import high_precision as reference
 from otbound.verify.high_precision import log_binomial_weights
+from otbound.numerics.noise import LineDensity
+
+ON_THE_LINE = [family for family in FAMILIES.values() if isinstance(family, LineDensity)]
+"""The families the quadratures apply to (a lattice family's sums are checked exactly in
+tests/test_discrete_gaussian.py)."""
 
 
 def _some(cases, step):
@@ -85,7 +90,7 @@ def test_dp_accounting_is_loose_at_fractional_orders():
 
 
 CASES = [(family, scale, inserted, removed, rate, alpha)
-         for family in FAMILIES.values() for scale in (0.5, 2.0) for inserted, removed in ((0, 3), (3, 0),
+         for family in ON_THE_LINE for scale in (0.5, 2.0) for inserted, removed in ((0, 3), (3, 0),
                                                                                 (2, 1))
          for rate in (1e-3, 0.2) for alpha in (1.5, 7.3, 64.0)]
 

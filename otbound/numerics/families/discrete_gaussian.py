@@ -22,7 +22,6 @@ import functools
 import math
 
 import numpy as np
-from scipy.special import log_ndtr
 
 from otbound.errors import InvalidSpecification
 from otbound.numerics.certified_rounding import (MAX_PRECISION, TARGET_BITS, _flint, _interval,
@@ -52,6 +51,8 @@ def log_normaliser(scale: float) -> float:
 def _log_gauss_tail(distance: np.ndarray, scale: float) -> np.ndarray:
     """``log ∫_d^∞ e^{−x²/2σ²} dx = log(σ√(2π)) + log Φ(−d/σ)``, which bounds
     ``Σ_{k > d} e^{−k²/2σ²}`` for ``d ≥ 0``."""
+    from scipy.special import log_ndtr   # not at import: built-in settings run without scipy
+
     return math.log(scale * math.sqrt(2 * math.pi)) + log_ndtr(-np.asarray(distance) / scale)
 
 
