@@ -22,7 +22,7 @@ PAGE = ROOT / "docs" / "verification.md"
 MARKERS = ("<!-- generated: suite durations -->", "<!-- end of suite durations -->")
 SLOWEST = 20
 DURATION = re.compile(r"^(?P<seconds>\d+\.\d+)s (?P<phase>call|setup|teardown)\s+(?P<test>\S+)")
-SUMMARY = re.compile(r"=+ (?P<summary>\d+ passed.*) in [\d.]+s")
+SUMMARY = re.compile(r"(?P<summary>\d+ passed[^=]*?) in [\d.]+s")
 
 
 def run() -> tuple[float, str, list[tuple[float, str, str]]]:
