@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import otbound
+from page_regions import write_region
 from otbound.numerics.epoch_settings import BallsInBins, ShuffledBatches
 from otbound.numerics.shuffling import shuffled_lower_bound
 
@@ -106,12 +107,9 @@ def main() -> None:
            f"{their_seconds:.1f} |")
     print(run)
     if args.docs:
-        text = (DOCS / "epoch_sampling.md").read_text()
-        start, end = "<!-- generated table -->", "<!-- end of generated table -->"
-        head, rest = text.split(start)
-        _, tail = rest.split(end)
-        (DOCS / "epoch_sampling.md").write_text(
-            f"{head}{start}\n{table(rows)}\n\n{RUN_CAPTION}\n\n{run}\n{end}{tail}")
+        write_region(DOCS / "epoch_sampling.md", "<!-- generated table -->",
+                     "<!-- end of generated table -->",
+                     f"{table(rows)}\n\n{RUN_CAPTION}\n\n{run}")
 
 
 if __name__ == "__main__":

@@ -13,8 +13,8 @@ is ``otbound.account(ShuffledBatches(…))`` (the mechanism once per epoch), the
 ``otbound.account(BallsInBins(…))`` at the same expected batch size (a different sampler, for
 scale; it bounds neither side of shuffling).
 
-The couplings table estimates, by Monte Carlo, ε of the worst-case candidates of two couplings of
-one epoch (docs/shuffling.md, "What the route would need"). They are estimates, not bounds.
+The couplings table estimates, by Monte Carlo, ε of the worst-case candidates of two couplings
+of one epoch (docs/shuffling.md, "What the route would need"). They are estimates, not bounds.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 import otbound
+from page_regions import write_region
 from otbound.engine.shuffle_certificate import certificate_table
 from otbound.numerics.epoch_settings import BallsInBins, ShuffledBatches
 from otbound.numerics.shuffling import shuffled_lower_bound
@@ -174,13 +175,6 @@ def couplings_table(rows: list[tuple[str, float, float, float]], steps: int = 10
     return "\n".join(lines)
 
 
-def write(page: Path, name: str, table: str) -> None:
-    start, end = MARKERS[name]
-    head, rest = page.read_text().split(start)
-    _, tail = rest.split(end)
-    page.write_text(f"{head}{start}\n{table}\n{end}{tail}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", action="store_true", help="write docs/shuffling.md's tables")
@@ -197,9 +191,9 @@ def main() -> None:
     couplings = couplings_table(couplings_rows())
     print(couplings)
     if args.docs:
-        write(PAGE, "certificate", certificate_table())
-        write(PAGE, "bounds", bounds)
-        write(PAGE, "couplings", couplings)
+        for name, table in (("certificate", certificate_table()), ("bounds", bounds),
+                            ("couplings", couplings)):
+            write_region(PAGE, *MARKERS[name], table)
 
 
 if __name__ == "__main__":

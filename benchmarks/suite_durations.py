@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from page_regions import write_region
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "verification.md"
 MARKERS = ("<!-- generated: suite durations -->", "<!-- end of suite durations -->")
@@ -49,15 +51,13 @@ def table(seconds: float, summary: str, slowest: list[tuple[float, str, str]]) -
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docs", action="store_true", help="write docs/verification.md's table")
+    parser.add_argument("--docs", action="store_true",
+                        help="write docs/verification.md's table")
     args = parser.parse_args()
     text = table(*run())
     print(text)
     if args.docs:
-        start, end = MARKERS
-        head, rest = PAGE.read_text().split(start)
-        _, tail = rest.split(end)
-        PAGE.write_text(f"{head}{start}\n{text}\n{end}{tail}")
+        write_region(PAGE, *MARKERS, text)
 
 
 if __name__ == "__main__":
