@@ -263,10 +263,10 @@ def _couplings(terms: list[Term]) -> list[tuple[str, np.ndarray, np.ndarray]]:
     term with equal weights on both sides (001 Thm. 3.6); those with an unbounded distance are
     left out."""
     found: list[tuple[str, np.ndarray, np.ndarray]] = []
-    if all(_product_bounded(problem, log_probability) for log_probability, problem in terms):
-        weights, distances = (np.concatenate(parts) for parts in zip(*(
-            _product_coupling(problem, log_probability)
-            for log_probability, problem in terms)))
+    products = [_product_coupling(problem, log_probability)
+                for log_probability, problem in terms]
+    if all(_bounded(weights, distances) for weights, distances in products):
+        weights, distances = (np.concatenate(parts) for parts in zip(*products))
         found.append((PRODUCT, weights, distances))
     if len(terms) == 1 and np.array_equal(terms[0].problem.left, terms[0].problem.right):
         weights, distances = _diagonal_coupling(terms[0].problem)
@@ -310,21 +310,19 @@ def _distances(problem: NumericProblem) -> np.ndarray:
     return closed[:problem.left.size, problem.left.size:]
 
 
-def _product_bounded(problem: NumericProblem, log_probability: float = 0.0) -> bool:
-    """Whether the product coupling of a term has every pair of components of positive
-    weight at a bounded distance (else it gives no bound: :func:`_product_coupling`)."""
-    weights = (log_probability + problem.left[:, None] + problem.right[None, :]).ravel()
-    return bool(np.all(np.isfinite(_distances(problem).ravel()[weights > -np.inf])))
+def _bounded(log_weights: np.ndarray, distances: np.ndarray) -> bool:
+    """Whether every pair of positive weight is at a bounded distance (else the coupling gives
+    no bound)."""
+    return bool(np.all(np.isfinite(distances[log_weights > -np.inf])))
 
 
 def _product_coupling(problem: NumericProblem,
                       log_probability: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Log-weights and distances of the independent (product) coupling of a derived problem's
     two mixtures, in a term of probability ``e^log_probability``: ``w_i v_j`` at distance
-    ``D[L_i, R_j]`` (by joint convexity, a mechanism-agnostic bound; for 003 Thm. 3.7
+    ``D[L_i, R_j]`` (by joint convexity, a mechanism-agnostic bound where every pair of
+    positive weight is at a bounded distance, :func:`_bounded`; for 003 Thm. 3.7
     ``Binom(i | K₋, r) Binom(j | K₊, r)`` at ``i + j``)."""
-    if not _product_bounded(problem, log_probability):
-        raise UnsupportedOperation("a pair of components is at unbounded distance")
     weights = (log_probability + problem.left[:, None] + problem.right[None, :]).ravel()
     return weights, _distances(problem).ravel()
 

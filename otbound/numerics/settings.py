@@ -248,7 +248,7 @@ class Subsampling:
     @property
     def batch_relation(self) -> BatchRelation:
         """The induced distance of the derivations this setting stands for."""
-        return _UNIT[self.scheme]
+        return UNIT_RELATION[self.scheme]
 
     def relation_key(self) -> tuple:
         """What a step's cases refer to: steps compose only under one relation."""
@@ -307,7 +307,8 @@ class Subsampling:
 
 
 
-_UNIT = {SchemeKind.POISSON: BatchRelation.INSERTION_REMOVAL,
-         SchemeKind.WOR: BatchRelation.SUBSTITUTION}
+UNIT_RELATION = {SchemeKind.POISSON: BatchRelation.INSERTION_REMOVAL,
+                 SchemeKind.WOR: BatchRelation.SUBSTITUTION}
 """The distance each built-in setting counts the sensitivity in
-(:attr:`Subsampling.batch_relation`)."""
+(:attr:`Subsampling.batch_relation`), that of its K = 1 bound (post-hoc's,
+:mod:`otbound.numerics.units`)."""

@@ -18,11 +18,8 @@ from typing import Any
 from otbound.choices import SchemeKind
 from otbound.engine.relations import BatchRelation
 from otbound.errors import Refusal, granted
-from otbound.numerics.settings import Subsampling
+from otbound.numerics.settings import UNIT_RELATION, Subsampling
 
-UNIT_RELATION = {SchemeKind.POISSON: BatchRelation.INSERTION_REMOVAL,
-                 SchemeKind.WOR: BatchRelation.SUBSTITUTION}
-"""The distance each built-in setting counts the sensitivity in (its K = 1 bound's)."""
 WR_UNIT = "wr-substitution"
 """The bundled derivation of sampling with replacement's K = 1 bound (one substitution)."""
 BUILT_IN = {SchemeKind.POISSON: "--scheme poisson --group K",
