@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from otbound.choices import Quantity
-from otbound.errors import InvalidSpecification, Refusal, granted
+from otbound.errors import InvalidSpecification, Refusal
 from otbound.numerics import three_point
 from otbound.numerics.hockey_stick import hockey_stick_bounds
 from otbound.numerics.limits import NOISE_MULTIPLIER, show
@@ -227,35 +227,40 @@ class AdditiveNoise(Mechanism):
         if (quantity.renyi and self.family.three_point
                 and three_point.recognise(problem) is not None):
             return None
-        if problem.left.size == problem.right.size == 1:
-            found = single_distance(problem)
-            return found if isinstance(found, Refusal) else None
-        if equidistant_star(problem) is not None:
-            return None
-        sizes = _pattern_sizes(problem)
-        if isinstance(sizes, Refusal):
-            return sizes
-        _, _, a, b = sizes
-        if a != b and not self.family.unequal_chains:
-            return Refusal(f"no exact {self.family.name} worst case for chains of unequal "
-                           f"lengths ({a} and {b}): 002 Thm. 3.3 covers the Gaussian mechanism "
-                           "only")
-        return None
+        shape = self._worst_shape(problem)
+        return shape if isinstance(shape, Refusal) else None
 
-    def worst_components(self, problem: NumericProblem) -> list[tuple[Pair, np.ndarray]]:
-        granted(self.cannot_solve(problem))
+    def _worst_shape(self, problem: NumericProblem
+                     ) -> int | Star | tuple[int, int, float, float] | Refusal:
+        """Which worst case the problem has: the distance of its one pair, its equidistant
+        star, or its chains' sizes and stretches (003 Thm. 3.7); else why it has none."""
         if problem.left.size == problem.right.size == 1:
-            distance = granted(single_distance(problem))
-            return [(self.distance_pair(distance), np.array([distance, 0.0]) * self.sensitivity)]
+            return single_distance(problem)
         star = equidistant_star(problem)
         if star is not None:
-            near, far = np.array([0.0]), np.array([0.0, star.distance])
-            pair = (MixturePair(self.family, self.noise_multiplier, far, star.weights, near,
-                                problem.right) if star.removal else
+            return star
+        sizes = _pattern_sizes(problem)
+        if (not isinstance(sizes, Refusal) and sizes[2] != sizes[3]
+                and not self.family.unequal_chains):
+            return Refusal(f"no exact {self.family.name} worst case for chains of unequal "
+                           f"lengths ({sizes[2]} and {sizes[3]}): 002 Thm. 3.3 covers the "
+                           "Gaussian mechanism only")
+        return sizes
+
+    def worst_components(self, problem: NumericProblem) -> list[tuple[Pair, np.ndarray]]:
+        shape = self._worst_shape(problem)
+        if isinstance(shape, Refusal):
+            raise shape.error()
+        if isinstance(shape, int):
+            return [(self.distance_pair(shape), np.array([shape, 0.0]) * self.sensitivity)]
+        if isinstance(shape, Star):
+            near, far = np.array([0.0]), np.array([0.0, shape.distance])
+            pair = (MixturePair(self.family, self.noise_multiplier, far, shape.weights, near,
+                                problem.right) if shape.removal else
                     MixturePair(self.family, self.noise_multiplier, near, problem.left,
-                                -far, star.weights))
-            return [(pair, star.positions * self.sensitivity)]
-        inserted, removed, a, b = granted(_pattern_sizes(problem))
+                                -far, shape.weights))
+            return [(pair, shape.positions * self.sensitivity)]
+        inserted, removed, a, b = shape
         left, right = a * np.arange(removed + 1), -b * np.arange(inserted + 1)
         pair = MixturePair(self.family, self.noise_multiplier, left, problem.left, right,
                            problem.right)
