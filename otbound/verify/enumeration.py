@@ -3,7 +3,8 @@
 Every batch ``y`` of the dataset is enumerated with its exact probability ``s_x(y)``
 (:meth:`otbound.engine.schemes.Scheme.pmf`); the output is the mixture
 ``m_x = Σ_y s_x(y) b_{f(y)}``, at the values the family's reference reads off ``f``
-(:meth:`~otbound.verify.noise_references.FamilyReference.query`). For randomized response with a rational ``θ`` the two output probabilities are exact fractions.
+(:meth:`~otbound.verify.noise_references.FamilyReference.query`). For randomized response with
+a rational ``θ`` the two output probabilities are exact fractions.
 """
 
 from __future__ import annotations

@@ -17,10 +17,10 @@ high-precision oracles and the configuration search need besides; :class:`Lattic
 one of a family on the integers, which sums its exact pairs' divergences itself (the verifier's
 own sums, not the production code's).
 
-The references are registered by their family's name (:data:`REFERENCES`, and for every further family a module
-``<module>_reference`` in :mod:`otbound.verify.noise_families`, ``<module>`` the family's module,
-defining ``<MODULE>_REFERENCE``); :func:`reference` finds one for a name or a family object, so the verifier's
-modules never test which family they hold.
+The references are registered by their family's name (:data:`REFERENCES`, and for every further
+family a module ``<module>_reference`` in :mod:`otbound.verify.noise_families`, ``<module>`` the
+family's module, defining ``<MODULE>_REFERENCE``); :func:`reference` finds one for a name or a
+family object, so the verifier's modules never test which family they hold.
 """
 
 from __future__ import annotations

@@ -125,8 +125,8 @@ class DiscreteGaussian(NoiseFamily):
         loss), for every ε at once by suffix sums in the order of the losses, plus the mass of
         ``P`` beyond it. The error is ``(ρ + dℓ + 4nε_mach)(Σ P + e^ε Σ Q)`` over the terms
         whose loss can exceed ε (``ρ`` the relative error of each probability, ``dℓ`` its loss's
-        absolute error, summed term by term): it covers the rounding of every term, of the sums and of the terms at the
-        edge. No value is recomputed (``tolerance`` is not needed: the error is of the order
+        absolute error, summed term by term): it covers the rounding of every term, of the sums
+        and of the terms at the edge. No value is recomputed (``tolerance`` is not needed: the error is of the order
         of the rounding)."""
         k = _window(pair, 0.0)
         log_q, loss, loss_error = pair.loss_features(k)
