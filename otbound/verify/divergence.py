@@ -23,7 +23,6 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from otbound.errors import required
 from otbound.numerics.pairs import MixturePair, Side
 from otbound.verify.noise_references import LatticeReference, density_reference, reference
 
@@ -125,54 +124,56 @@ def interval_delta(pair: MixturePair, epsilon: float) -> float:
 
 
 def _excess_intervals(pair: MixturePair, epsilon: float) -> list[tuple[float, float]]:
-    """Intervals where ``log P − log Q > ε`` (endpoints may be ±inf)."""
+    """Intervals where ``log P − log Q > ε`` (endpoints may be ±inf): the sign changes of a scan
+    fine enough to resolve the densities, and beyond it (where the log-ratio is eventually
+    linear) one on each side, all bisected together."""
     s = pair.scale
     means = np.concatenate([pair.p_means, pair.q_means])
     lo, hi = means.min() - 60 * s, means.max() + 60 * s
     grid = np.linspace(lo, hi, int(math.ceil((hi - lo) / (s / 8))) + 1)
     grid = density_reference(pair.family).with_kinks(grid, means)
 
-    def excess(z):
-        z = np.atleast_1d(np.asarray(z, dtype=float))
+    def excess(z: np.ndarray) -> np.ndarray:
         return _log_density(pair, Side.P, z) - _log_density(pair, Side.Q, z) - epsilon
 
-    values = excess(grid)
-    above = values > 0
-    # Beyond the scan the log-ratio is (eventually) linear: extend one root on each side.
-    points, inside = list(grid), list(above)
-    for end, step in ((hi, 1.0), (lo, -1.0)):
+    above = excess(grid) > 0
+    changes = np.flatnonzero(above[1:] != above[:-1])
+    lows, highs = list(grid[changes]), list(grid[changes + 1])
+    inside_first = bool(above[0])
+    for end, step, inside_end in ((lo, -1.0, above[0]), (hi, 1.0, above[-1])):
         far = end + step * s * 2.0 ** np.arange(1, 60)
-        far_values = excess(far)
-        changes = np.flatnonzero((far_values > 0) != (values[-1 if step > 0 else 0] > 0))
-        if changes.size:
-            root = _bisect(excess, end, far[changes[0]])
-            points.insert(len(points) if step > 0 else 0, root)
-            inside.insert(len(inside) if step > 0 else 0, not inside[-1 if step > 0 else 0])
-    intervals: list[tuple[float, float]] = []
-    start = -math.inf if inside[0] else None
-    for i in range(1, len(points)):
-        if inside[i] != inside[i - 1]:
-            root = _bisect(excess, points[i - 1], points[i])
-            if inside[i]:
-                start = root
-            else:   # leaving an interval, entered at start
-                intervals.append((required(start, "the interval's start"), root))
-                start = None
-    if start is not None:
-        intervals.append((start, math.inf))
-    return intervals
+        beyond = np.flatnonzero((excess(far) > 0) != inside_end)
+        if beyond.size:
+            near = end if beyond[0] == 0 else far[beyond[0] - 1]
+            a, b = sorted((near, far[beyond[0]]))
+            if step < 0:
+                lows.insert(0, a)
+                highs.insert(0, b)
+                inside_first = not inside_first
+            else:
+                lows.append(a)
+                highs.append(b)
+    roots = list(_bisect_all(excess, np.array(lows), np.array(highs)))
+    edges = ([-math.inf] if inside_first else []) + roots
+    if len(edges) % 2:
+        edges.append(math.inf)
+    return list(zip(edges[::2], edges[1::2]))
 
 
-def _bisect(function, a: float, b: float) -> float:
-    fa = function(a)[0] > 0
+def _bisect_all(function, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A root of ``function > 0`` changing sign in each bracket ``(a_i, b_i)``, by bisection of
+    every bracket at once, each to about 1e-13 of its size."""
+    a, b = a.astype(float), b.astype(float)
+    positive_at_a = function(a) > 0 if a.size else np.zeros(0, bool)
     for _ in range(200):
         middle = (a + b) / 2
-        if middle in (a, b) or abs(b - a) <= 1e-13 * (1 + abs(a)):
+        active = np.flatnonzero((middle != a) & (middle != b)
+                                & (np.abs(b - a) > 1e-13 * (1 + np.abs(a))))
+        if not active.size:
             break
-        if (function(middle)[0] > 0) == fa:
-            a = middle
-        else:
-            b = middle
+        same = (function(middle[active]) > 0) == positive_at_a[active]
+        a[active[same]] = middle[active[same]]
+        b[active[~same]] = middle[active[~same]]
     return (a + b) / 2
 
 

@@ -176,10 +176,12 @@ def simulate_counts(scheme: Scheme, dataset: frozenset, present: list, draws: in
 
 def batch_values(case: WorstCase, scheme: Scheme, present: list,
                  counts: np.ndarray) -> np.ndarray:
-    """``f`` of every simulated batch, looked up by its special records."""
-    rows, inverse = np.unique(counts, axis=0, return_inverse=True)
-    table = np.empty(len(rows))
-    for index, row in enumerate(rows):
+    """``f`` of every simulated batch, looked up by its special records (each row of
+    ``counts`` coded as one integer in base ``max + 1``: a 1-d unique is far quicker)."""
+    codes = counts @ (int(counts.max(initial=0)) + 1) ** np.arange(counts.shape[1])
+    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    table = np.empty(len(first))
+    for index, row in enumerate(counts[first]):
         key = _content(scheme, present, row)
         if key not in case.values:
             raise UnsupportedOperation(f"f is not given on batches holding {sorted(key)}")
