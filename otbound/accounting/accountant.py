@@ -21,7 +21,8 @@ from otbound.accounting.pure_composition import pure_epsilon
 from otbound.accounting.shift_composition import Shift, composed_shift
 from otbound.accounting.steps import Step
 from otbound.choices import Accountant, Conversion
-from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice, required
+from otbound.errors import (InvalidSpecification, Refusal, UnsupportedOperation, as_choice,
+                            required)
 from otbound.numerics.limits import DISCRETISATION_RANGE, MAX_EPSILON, show
 from otbound.numerics.one_step import branches_delta
 from otbound.numerics.three_point import certifying_orders
@@ -134,15 +135,15 @@ def _rdp_guarantee(steps: list[Step], curve, delta: float | None, epsilon: float
     guarantee, done = finish(curve), set()
     hoped = (rdp.sharpened(steps, curve, rdp.CERTIFIABLE, estimate=True)
              if rdp.sharpenable(steps) else None)
-    while hoped is not None:
+    while isinstance(hoped, rdp.RdpCurve):
         hope = finish(hoped)
         order = int(certifying_orders(hope.details["order"])[0])
         if (order in done or order not in rdp.CERTIFIABLE
                 or _answer(hope, delta) >= min(beat, _answer(guarantee, delta))):
             break
         done.add(order)
-        if (sharper := rdp.sharpened(steps, curve, {order})) is None:
-            break
+        if isinstance(sharper := rdp.sharpened(steps, curve, {order}), Refusal):
+            break   # a certificate refused: the curve stays unsharpened
         curve, guarantee = sharper, finish(sharper)
         at = rdp.bounded_by(curve.orders, {order})
         hoped = rdp.RdpCurve(curve.orders, np.where(at, curve.epsilons, hoped.epsilons))
