@@ -167,11 +167,11 @@ def _rdp_guarantee(steps: list[Step], curve, delta: float | None, epsilon: float
         if (order in done or order not in rdp.CERTIFIABLE
                 or _answer(hope, delta) >= min(beat, _answer(guarantee, delta))):
             break
-        done.add(order)
         if isinstance(sharper := rdp.sharpened(steps, curve, {order}), Refusal):
-            break   # a certificate refused: the curve stays unsharpened
+            break   # a certificate refused: the curve stays unsharpened (and is not said to be)
         if isinstance(sharpest := finish(sharper), Refusal):
             break
+        done.add(order)
         curve, guarantee = sharper, sharpest
         at = rdp.bounded_by(curve.orders, {order})
         hoped = rdp.RdpCurve(curve.orders, np.where(at, curve.epsilons, hoped.epsilons))
