@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field, replace
-from typing import Callable, TypedDict
+from typing import Callable, Mapping, TypedDict
 
 import numpy as np
 
@@ -21,7 +21,8 @@ from otbound.accounting.pure_composition import pure_epsilon
 from otbound.accounting.shift_composition import Shift, composed_shift
 from otbound.accounting.steps import Step
 from otbound.choices import Accountant, Conversion
-from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice, required
+from otbound.errors import (InvalidSpecification, Refusal, UnsupportedOperation, as_choice,
+                            granted, required)
 from otbound.numerics.limits import DISCRETISATION_RANGE, MAX_EPSILON, show
 from otbound.numerics.one_step import branches_delta
 from otbound.numerics.three_point import certifying_orders
@@ -59,7 +60,20 @@ def compose(steps: list[Step], accountant: Accountant | str = Accountant.BEST, *
             prefixes: Prefixes | None = None) -> Guarantee:
     """ε at the given δ, or δ at the given ε, after composing ``steps`` (upper bounds).
     ``prefixes`` keeps the compositions of a run that grows (:class:`.running.RunningAccountant`):
-    composing it again after more steps extends them, with the same result."""
+    composing it again after more steps extends them, with the same result. Refused (raised)
+    as :func:`composed_guarantee` refuses."""
+    return granted(composed_guarantee(steps, accountant, delta=delta, epsilon=epsilon,
+                                      conversion=conversion, discretisation=discretisation,
+                                      prefixes=prefixes))
+
+
+def composed_guarantee(steps: list[Step], accountant: Accountant | str = Accountant.BEST, *,
+                       delta: float | None = None, epsilon: float | None = None,
+                       conversion: Conversion | str = Conversion.OPTIMAL,
+                       discretisation: float = pld.DEFAULT_DISCRETISATION,
+                       prefixes: Prefixes | None = None) -> Guarantee | Refusal:
+    """:func:`compose`'s guarantee, or why the accountant (under ``best``: each of them) gives
+    none."""
     check_target(delta, epsilon)
     accountant = as_choice(Accountant, accountant, "accountant")
     conversion = as_choice(Conversion, conversion, "conversion")
@@ -69,15 +83,17 @@ def compose(steps: list[Step], accountant: Accountant | str = Accountant.BEST, *
     curves = functools.cache(lambda: rdp.case_curves(steps, prefixes=prefixes))
     found: dict[Accountant, Guarantee] = {}
 
-    def by_pld() -> Guarantee:
+    def by_pld() -> Guarantee | Refusal:
         shift = composed_shift(steps)
-        found[Accountant.PLD] = (
+        answer = (
             _pld_guarantee(steps, curves, delta, epsilon, conversion, discretisation,
                            accountant is Accountant.BEST, prefixes) if shift is None
             else _exact_shift(shift, sum(step.count for step in steps), delta, epsilon))
-        return found[Accountant.PLD]
+        if isinstance(answer, Guarantee):
+            found[Accountant.PLD] = answer
+        return answer
 
-    def by_rdp() -> Guarantee:   # under best, after the PLD accountant: sharpened to beat it
+    def by_rdp() -> Guarantee | Refusal:   # under best, after the PLD: sharpened to beat it
         beat = _answer(found[Accountant.PLD], delta) if Accountant.PLD in found else math.inf
         return _rdp_guarantee(steps, rdp.worst_curve(curves()), delta, epsilon, conversion,
                               beat)
@@ -86,6 +102,8 @@ def compose(steps: list[Step], accountant: Accountant | str = Accountant.BEST, *
     found_by = (attempts[accountant]() if accountant is not Accountant.BEST else
                 best_guarantee({each.value: attempt for each, attempt in attempts.items()},
                                delta))
+    if isinstance(found_by, Refusal):
+        return found_by
     return _at_most_pure(found_by, pure_epsilon(steps), delta, epsilon)
 
 
@@ -105,10 +123,14 @@ def _at_most_pure(guarantee: Guarantee, pure: float, delta: float | None,
 
 
 def _exact_shift(shift: Shift, total: int, delta: float | None,
-                 epsilon: float | None) -> Guarantee:
-    """The PLD accountant's answer where the steps compose to one shift: exact."""
+                 epsilon: float | None) -> Guarantee | Refusal:
+    """The PLD accountant's answer where the steps compose to one shift: exact (refused where
+    no ε up to 1e6 reaches ``delta``)."""
     if delta is not None:
-        epsilon = shift.epsilon(delta)
+        found = shift.epsilon(delta)
+        if isinstance(found, Refusal):
+            return found
+        epsilon = found
     else:
         epsilon = required(epsilon, "epsilon")   # check_target: one of the two is given
         delta = shift.delta(epsilon)
@@ -119,31 +141,38 @@ def _exact_shift(shift: Shift, total: int, delta: float | None,
 
 
 def _rdp_guarantee(steps: list[Step], curve, delta: float | None, epsilon: float | None,
-                   conversion: Conversion, beat: float = math.inf) -> Guarantee:
+                   conversion: Conversion, beat: float = math.inf) -> Guarantee | Refusal:
     """The composed curve converted, then sharpened where steps have certified Rényi cases
     (:func:`rdp.sharpened`), one integer order at a time, guided by a *hoped-for* curve: the
     certificates' estimates from below at every order not yet certified. The order certified
     next is the one that bounds the hoped-for curve's best order; it stops when that one is
     certified already, or when the hoped-for answer is no better than the answer so far or
-    than ``beat`` (another accountant's answer)."""
+    than ``beat`` (another accountant's answer). The conversion's refusal is the answer where
+    the curve has one (a sharpened curve is never above it, so it converts where it does)."""
     total = sum(step.count for step in steps)
 
-    def finish(curve) -> Guarantee:
+    def finish(curve) -> Guarantee | Refusal:
         return finish_guarantee(Accountant.RDP, curve, total, delta, epsilon, conversion)
 
     guarantee, done = finish(curve), set()
+    if isinstance(guarantee, Refusal):
+        return guarantee
     hoped = (rdp.sharpened(steps, curve, rdp.CERTIFIABLE, estimate=True)
              if rdp.sharpenable(steps) else None)
-    while hoped is not None:
+    while isinstance(hoped, rdp.RdpCurve):
         hope = finish(hoped)
+        if isinstance(hope, Refusal):
+            break
         order = int(certifying_orders(hope.details["order"])[0])
         if (order in done or order not in rdp.CERTIFIABLE
                 or _answer(hope, delta) >= min(beat, _answer(guarantee, delta))):
             break
-        done.add(order)
-        if (sharper := rdp.sharpened(steps, curve, {order})) is None:
+        if isinstance(sharper := rdp.sharpened(steps, curve, {order}), Refusal):
+            break   # a certificate refused: the curve stays unsharpened (and is not said to be)
+        if isinstance(sharpest := finish(sharper), Refusal):
             break
-        curve, guarantee = sharper, finish(sharper)
+        done.add(order)
+        curve, guarantee = sharper, sharpest
         at = rdp.bounded_by(curve.orders, {order})
         hoped = rdp.RdpCurve(curve.orders, np.where(at, curve.epsilons, hoped.epsilons))
     if not done:
@@ -156,7 +185,7 @@ def _rdp_guarantee(steps: list[Step], curve, delta: float | None, epsilon: float
 
 def _pld_guarantee(steps: list[Step], curves: Callable[[], list], delta: float | None,
                    epsilon: float | None, conversion: Conversion, discretisation: float,
-                   budgeted: bool, prefixes: Prefixes) -> Guarantee:
+                   budgeted: bool, prefixes: Prefixes) -> Guarantee | Refusal:
     """The PLD accountant's worst case over the cases, composing only the cases that can be
     the worst. Each case has a valid bound, refined in steps — its RDP bound (Balle et al.
     2020's conversion), its PLD at a discretisation :data:`SCOUT` times coarser, its final
@@ -165,7 +194,7 @@ def _pld_guarantee(steps: list[Step], curves: Callable[[], list], delta: float |
     below that one. With two cases or fewer both are composed at once. ``budgeted`` (for
     ``best``): a case whose one-step PLD would take more than :data:`PLD_BUDGET` evaluations
     is discretised ten times coarser until it fits (sound at any discretisation; said in the
-    details)."""
+    details). The first refusal of a case's final PLD is the answer."""
     total = sum(step.count for step in steps)
     if total == 1:
         (step,) = steps
@@ -174,9 +203,12 @@ def _pld_guarantee(steps: list[Step], curves: Callable[[], list], delta: float |
             delta, epsilon)
     cases = len(steps[0].cases)
 
-    def pld_at(case: int, used: float) -> Guarantee:
-        return finish_guarantee(Accountant.PLD, pld.compose_plds(steps, used, [case], prefixes),
-                                total, delta, epsilon, conversion, used)
+    def pld_at(case: int, used: float) -> Guarantee | Refusal:
+        composed = pld.composed_plds(steps, used, [case], prefixes)
+        if isinstance(composed, Refusal):
+            return composed
+        return finish_guarantee(Accountant.PLD, composed, total, delta, epsilon, conversion,
+                                used)
 
     @functools.cache
     def used(case: int) -> float:
@@ -185,13 +217,14 @@ def _pld_guarantee(steps: list[Step], curves: Callable[[], list], delta: float |
     def scout(case: int) -> float:
         return min(used(case) * SCOUT, DISCRETISATION_RANGE[1])
 
-    def refined(case: int, level: int) -> tuple[int, Guarantee]:
+    def refined(case: int, level: int) -> tuple[int, Guarantee | Refusal]:
         """The case's bound at ``level`` or, where the scouting PLD would be no coarser or
         has no answer, its final PLD."""
         if level == SCOUTING and scout(case) > used(case):
             try:
-                return SCOUTING, pld_at(case, scout(case))
-            except UnsupportedOperation:
+                if isinstance(scouted := pld_at(case, scout(case)), Guarantee):
+                    return SCOUTING, scouted
+            except UnsupportedOperation:   # raised below this layer (numerics): the final PLD
                 pass
         return FINAL, pld_at(case, used(case))
 
@@ -219,6 +252,8 @@ def _pld_guarantee(steps: list[Step], curves: Callable[[], list], delta: float |
         if level == BY_RDP:
             scout_ahead()
         level, made = refined(case, level + 1 if bounds[case] < math.inf else FINAL)
+        if isinstance(made, Refusal):
+            return made
         found[case] = (level, _answer(made, delta), made)
     # a case's final PLD always comes with its guarantee
     guarantee = required(last, "the final PLD's guarantee")
@@ -245,11 +280,12 @@ compose (60 s → 19 s)."""
 
 
 def one_step_guarantee(profile: Callable[[np.ndarray], np.ndarray], delta: float | None,
-                       epsilon: float | None) -> Guarantee:
+                       epsilon: float | None) -> Guarantee | Refusal:
     """One step: ``δ(ε)`` is the privacy profile itself (upper bounds, vectorised in ε), which a
     one-step PLD only discretises (never below it); ε at ``delta`` is the first point of a
     search grid at which the profile is at most ``delta``, refined until the grid spacing is
-    below 1e-12 of it."""
+    below 1e-12 of it. Refused where the profile is above ``delta`` up to
+    :data:`~otbound.numerics.limits.MAX_EPSILON`."""
     details = {"profile": "of the one step, not discretised"}
     if epsilon is not None:
         return Guarantee(float(epsilon), min(float(profile(np.array([epsilon]))[0]), 1.0), 1,
@@ -260,8 +296,8 @@ def one_step_guarantee(profile: Callable[[np.ndarray], np.ndarray], delta: float
     low, high = 0.0, 1.0
     while profile(np.array([high]))[0] > delta:
         if high >= MAX_EPSILON:
-            raise UnsupportedOperation(f"the privacy profile is above δ = {show(delta)} at "
-                                       f"every ε up to {MAX_EPSILON:g}")
+            return Refusal(f"the privacy profile is above δ = {show(delta)} at every ε up to "
+                           f"{MAX_EPSILON:g}")
         low, high = high, min(2 * high, MAX_EPSILON)
     while high - low > 1e-12 * high:
         grid = np.linspace(low, high, 65)
@@ -277,17 +313,19 @@ def _answer(guarantee: Guarantee, delta: float | None) -> float:
 def _rdp_bounds(curves: Callable[[], list], cases: int, delta: float | None,
                 epsilon: float | None) -> list[float]:
     """Each case's RDP bound (ε at ``delta``, or δ at ``epsilon``); unbounded with two cases
-    or fewer (not worth the time)."""
-    if cases > 2:
-        try:
-            if delta is not None:
-                return [rdp.rdp_epsilon(curve, delta, Conversion.BALLE2020).epsilon
-                        for curve in curves()]
-            at = required(epsilon, "epsilon")   # check_target: one of the two is given
-            return [rdp.rdp_delta(curve, at, Conversion.BALLE2020).delta for curve in curves()]
-        except (UnsupportedOperation, InvalidSpecification):   # a curve infinite everywhere
-            pass
-    return [math.inf] * cases
+    or fewer (not worth the time), or where a case's curve is infinite at every order."""
+    if cases <= 2:
+        return [math.inf] * cases
+    try:
+        found = curves()
+    except UnsupportedOperation:   # raised below this layer (numerics): no pre-bounds
+        return [math.inf] * cases
+    if not all(np.isfinite(curve.epsilons).any() for curve in found):
+        return [math.inf] * cases
+    if delta is not None:
+        return [rdp.rdp_epsilon(curve, delta, Conversion.BALLE2020).epsilon for curve in found]
+    at = required(epsilon, "epsilon")   # check_target: one of the two is given
+    return [rdp.rdp_delta(curve, at, Conversion.BALLE2020).delta for curve in found]
 
 
 def _affordable(steps: list[Step], case: int, discretisation: float) -> float:
@@ -305,21 +343,26 @@ PLD_BUDGET = 5e6
 requested discretisation (about a second on 2 cores); a larger one is discretised coarser."""
 
 
-def best_guarantee(attempts: dict[str, Callable[[], Guarantee]], delta: float | None,
-                   what: str = "accountant") -> Guarantee:
+def best_guarantee(attempts: Mapping[str, Callable[[], Guarantee | Refusal]],
+                   delta: float | None, what: str = "accountant") -> Guarantee | Refusal:
     """The smallest of several sound answers (ε at ``delta``, else δ), with all of them (or why
     one was unavailable) in ``details["compared"]``, keyed by the names of ``attempts`` (each
-    an ``accountant``, or ``what`` is said instead). Where none is available for one reason,
-    that reason is the error."""
+    an ``accountant``, or ``what`` is said instead). An attempt answers a
+    :class:`~otbound.errors.Refusal` where it finds one; where none is available for one
+    reason, that reason is the refusal, else all of them are."""
     results, skipped = {}, {}
     for name, attempt in attempts.items():
         try:
-            results[name] = attempt()
-        except UnsupportedOperation as error:
-            skipped[name] = str(error)
+            answer = attempt()
+        except UnsupportedOperation as error:   # raised below this layer (numerics)
+            answer = Refusal(str(error))
+        if isinstance(answer, Refusal):
+            skipped[name] = answer.reason
+        else:
+            results[name] = answer
     if not results:
         reasons = set(skipped.values())
-        raise UnsupportedOperation(reasons.pop() if len(reasons) == 1 else (
+        return Refusal(reasons.pop() if len(reasons) == 1 else (
             f"no {what} gives a guarantee: "
             + "; ".join(f"{name}: {reason}" for name, reason in skipped.items())))
     best = min(results.values(), key=lambda g: g.epsilon if delta is not None else g.delta)
@@ -332,15 +375,17 @@ def best_guarantee(attempts: dict[str, Callable[[], Guarantee]], delta: float | 
 
 def finish_guarantee(accountant: Accountant, composed, total: int, delta: float | None,
                      epsilon: float | None, conversion: Conversion = Conversion.OPTIMAL,
-                     discretisation: float = pld.DEFAULT_DISCRETISATION) -> Guarantee:
+                     discretisation: float = pld.DEFAULT_DISCRETISATION) -> Guarantee | Refusal:
     """ε at ``delta`` (or δ at ``epsilon``) of composed PLDs (one per case, the worst case is
-    reported) or of a composed RDP curve (converted by ``conversion``)."""
+    reported) or of a composed RDP curve (converted by ``conversion``); refused where the PLDs
+    cannot certify ``delta``, where the RDP conversions are asked for δ at a negative ε
+    (:func:`rdp_refusal`), or where the curve gives no finite ε."""
     if accountant is Accountant.PLD:
         plds = composed
         if delta is not None:
             epsilon = pld.pld_epsilon(plds, delta)
             if not math.isfinite(epsilon):
-                raise UnsupportedOperation(
+                return Refusal(
                     f"the PLD accountant cannot certify δ = {show(delta)}: after composition "
                     f"more than that mass sits at infinite loss (tails of mass "
                     f"{pld.TRUNCATION:g} are cut per composition), or is within the "
@@ -355,18 +400,24 @@ def finish_guarantee(accountant: Accountant, composed, total: int, delta: float 
             details["at_floor"] = floor
     else:
         curve = composed
-        if epsilon is not None and epsilon < 0:
-            raise UnsupportedOperation(
-                f"the RDP conversions give δ for ε >= 0 only, got ε = {show(epsilon)}; the PLD "
-                "accountant gives δ at negative ε (accountant='pld' or 'best')")
+        if (refused := rdp_refusal(epsilon)) is not None:
+            return refused
         converted = (rdp.rdp_epsilon(curve, delta, conversion) if delta is not None
                      else rdp.rdp_delta(curve, required(epsilon, "epsilon"), conversion))
         epsilon, delta = converted.epsilon, min(converted.delta, 1.0)
         details = {"conversion": conversion.value, "order": converted.order}
         if not math.isfinite(epsilon):
-            raise UnsupportedOperation(f"the RDP curve gives no finite ε at δ = {show(delta)}; "
-                                       "accountant='pld' may")
+            return Refusal(f"the RDP curve gives no finite ε at δ = {show(delta)}; "
+                           "accountant='pld' may")
     return Guarantee(float(epsilon), float(delta), total, accountant, details)
+
+
+def rdp_refusal(epsilon: float | None) -> Refusal | None:
+    """Why the RDP conversions give no δ at ``epsilon`` (a negative ε), or ``None``."""
+    if epsilon is None or epsilon >= 0:
+        return None
+    return Refusal(f"the RDP conversions give δ for ε >= 0 only, got ε = {show(epsilon)}; the "
+                   "PLD accountant gives δ at negative ε (accountant='pld' or 'best')")
 
 
 def _check_steps(steps: list[Step]) -> None:

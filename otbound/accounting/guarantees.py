@@ -14,20 +14,20 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, overload
 
 from otbound.accounting import calibrate as search
 from otbound.accounting import pld
 from otbound.accounting.accountant import (ComposeOptions, Guarantee, best_guarantee, check_target,
-                                           compose)
+                                           compose, composed_guarantee)
 from otbound.accounting.certified_epochs import certified_epochs
 from otbound.accounting.posthoc import posthoc_guarantee
 from otbound.accounting.profiles import profile_guarantee
 from otbound.accounting.steps import Step, alternative_steps, subsampled_step
 from otbound.accounting.substitution import chained
 from otbound.choices import DEFAULT_DISCRETISATION, Accountant, Conversion, Method, Posthoc
-from otbound.errors import (InternalError, InvalidSpecification, UnsupportedOperation, as_choice,
-                            required)
+from otbound.errors import (InternalError, InvalidSpecification, Refusal, UnsupportedOperation,
+                            as_choice, granted, required)
 from otbound.numerics.certified import certifying
 from otbound.numerics.derived import as_setting
 from otbound.numerics.epoch_settings import check_epochs
@@ -67,31 +67,33 @@ def account(setting, mechanism: Mechanism, steps: int, *, method: Method | str =
                                "discretisation": discretisation}
     setting = as_setting(setting)
     if setting.epoch_level:
-        return _epochs(setting, mechanism, steps, method, posthoc, accountant, options,
-                       lower_end)
+        return granted(_epochs(setting, mechanism, steps, method, posthoc, accountant, options,
+                               lower_end))
     step = subsampled_step(setting, mechanism, steps)   # checks the inputs, even if unused
     if method is Method.AGNOSTIC:
-        return _named(profile_guarantee(setting, mechanism, Method.AGNOSTIC, steps, accountant,
-                                        **options), "agnostic")
+        return granted(_named(profile_guarantee(setting, mechanism, Method.AGNOSTIC, steps,
+                                                accountant, **options), "agnostic"))
     if method is Method.POSTHOC:
-        return _named(posthoc_guarantee(setting, mechanism, steps, posthoc, accountant,
-                                        **options), "posthoc")
+        return granted(_named(posthoc_guarantee(setting, mechanism, steps, posthoc, accountant,
+                                                **options), "posthoc"))
     if step.tight:
         return _named(compose([step], accountant, **options), "tight")
-    alternatives = {RELAXED: lambda: _named(compose([step], accountant, **options), RELAXED),
-                    "agnostic": lambda: _named(profile_guarantee(
-                        setting, mechanism, Method.AGNOSTIC, steps, accountant, **options),
-                        "agnostic")}
-    def composed(alternative: Step, name: str) -> Guarantee:
-        return _named(compose([alternative], accountant, **options), name)
 
+    def composed(alternative: Step, name: str) -> Guarantee | Refusal:
+        return _named(composed_guarantee([alternative], accountant, **options), name)
+
+    alternatives: dict[str, Callable[[], Guarantee | Refusal]] = {
+        RELAXED: functools.partial(composed, step, RELAXED),
+        "agnostic": lambda: _named(profile_guarantee(
+            setting, mechanism, Method.AGNOSTIC, steps, accountant, **options), "agnostic")}
     for name, alternative in alternative_steps(setting, mechanism, steps).items():
         alternatives[name] = functools.partial(composed, alternative, name)
-    return best_guarantee(alternatives, delta, what="method")
+    return granted(best_guarantee(alternatives, delta, what="method"))
 
 
 def _epochs(setting, mechanism: Mechanism, epochs: int, method: Method, posthoc: Posthoc,
-            accountant: Accountant, options: ComposeOptions, lower_end: bool) -> Guarantee:
+            accountant: Accountant, options: ComposeOptions,
+            lower_end: bool) -> Guarantee | Refusal:
     """``epochs`` epochs of an epoch-level setting: its worst case's pairs composed (upper); a
     substitution through its removal and insertion (:func:`.substitution.chained`); a group the
     best of splitting Gaussian noise among its records and post-hoc group privacy. Where the pairs
@@ -119,6 +121,8 @@ def _epochs(setting, mechanism: Mechanism, epochs: int, method: Method, posthoc:
             "posthoc")
     found = (next(iter(routes.values()))() if len(routes) == 1
              else best_guarantee(routes, options["delta"], what="method"))
+    if isinstance(found, Refusal):
+        return found
     details = {"steps_per_epoch": setting.steps_per_epoch, "epochs": epochs}
     if lower_end:
         single = setting.unit_setting()[0] if setting.group > 1 else setting
@@ -135,7 +139,7 @@ def _epochs(setting, mechanism: Mechanism, epochs: int, method: Method, posthoc:
 
 
 def _epoch_route(setting, mechanism: Mechanism, epochs: int, accountant: Accountant,
-                 options: ComposeOptions) -> Guarantee:
+                 options: ComposeOptions) -> Guarantee | Refusal:
     """The derived worst case's pairs composed (a substitution: chained through its removal and
     insertion)."""
     step = subsampled_step(setting, mechanism, epochs)
@@ -143,7 +147,9 @@ def _epoch_route(setting, mechanism: Mechanism, epochs: int, accountant: Account
         found = chained([step], options["delta"], options["epsilon"],
                         options["discretisation"])
     else:
-        found = compose([step], accountant, **options)
+        found = composed_guarantee([step], accountant, **options)
+    if isinstance(found, Refusal):
+        return found
     tight = step.tight and not setting.substitution
     bound = step.setting["pairs"] + ("; a substitution chained through the removal of one "
                                      "record and the insertion of the other"
@@ -152,7 +158,9 @@ def _epoch_route(setting, mechanism: Mechanism, epochs: int, accountant: Account
                                    "bound": bound} | found.details)
 
 
-def _with_bound(guarantee: Guarantee, bound: str) -> Guarantee:
+def _with_bound(guarantee: Guarantee | Refusal, bound: str) -> Guarantee | Refusal:
+    if isinstance(guarantee, Refusal):
+        return guarantee
     return replace(guarantee, details={"bound": bound} | guarantee.details)
 
 
@@ -245,6 +253,13 @@ RELAXED = "tight (relaxed pairs)"
 """``tight``'s fallback where no exact solver applies: the relaxed or product-coupling pairs."""
 
 
-def _named(guarantee: Guarantee, method: str) -> Guarantee:
+@overload
+def _named(guarantee: Guarantee, method: str) -> Guarantee: ...
+@overload
+def _named(guarantee: Guarantee | Refusal, method: str) -> Guarantee | Refusal: ...
+def _named(guarantee: Guarantee | Refusal, method: str) -> Guarantee | Refusal:
+    """The guarantee with ``details["method"]`` first; a refusal as it is."""
+    if isinstance(guarantee, Refusal):
+        return guarantee
     return Guarantee(guarantee.epsilon, guarantee.delta, guarantee.steps, guarantee.accountant,
                      {"method": method} | guarantee.details)

@@ -26,7 +26,8 @@ import numpy as np
 from otbound.accounting.prefixes import Prefixes
 from otbound.accounting.steps import Step, StepCase, check_composable
 from otbound.choices import DEFAULT_DISCRETISATION
-from otbound.errors import InvalidSpecification, UnsupportedOperation, required
+from otbound.errors import (InvalidSpecification, Refusal, UnsupportedOperation, granted,
+                            required)
 from otbound.numerics.allocation import EpochPair
 from otbound.numerics.dense_pld import TRUNCATION, DensePLD, DensePmf, connect_dots
 from otbound.numerics.limits import DISCRETISATION_RANGE, MAX_PLD_POINTS, show
@@ -71,13 +72,25 @@ def pair_loss_range(pair: MixturePair | FinitePair) -> tuple[float, float]:
 
 def case_pld(case: StepCase, discretisation: float = DEFAULT_DISCRETISATION) -> DensePLD:
     """The pessimistic connect-the-dots PLD of one case (an epoch's pair: its own pessimistic
-    PLD, whose losses are exact)."""
-    epoch = sole_epoch_pair(case)
+    PLD, whose losses are exact); refused (raised) as :func:`case_pld_or_refusal` refuses."""
+    return granted(case_pld_or_refusal(case, discretisation))
+
+
+def case_pld_or_refusal(case: StepCase,
+                        discretisation: float = DEFAULT_DISCRETISATION) -> DensePLD | Refusal:
+    """:func:`case_pld`, or why it cannot be built: an epoch's pair mixed with other branches,
+    or a grid of more than :data:`MAX_PLD_POINTS` points (asked before it is built)."""
+    epoch = epoch_pair(case)
+    if isinstance(epoch, Refusal):
+        return epoch
     if epoch is not None:
         return DensePLD(epoch.upper_pmf(discretisation))
     ranges = [pair_loss_range(pair) for _, pairs in case for pair in pairs]
+    low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
+    if (refused := grid_refusal(low, high, discretisation)) is not None:
+        return refused
     return profile_pld(lambda epsilons: branches_delta(case, epsilons, TOLERANCE).upper,
-                       min(r[0] for r in ranges), max(r[1] for r in ranges), discretisation)
+                       low, high, discretisation)
 
 
 def profile_evaluations(steps: list[Step], case: int, discretisation: float) -> float:
@@ -100,12 +113,18 @@ def _components(pair: MixturePair | FinitePair) -> int:
 
 
 def sole_epoch_pair(case: StepCase) -> EpochPair | None:
-    """The epoch's pair when it is the case's only branch."""
+    """The epoch's pair when it is the case's only branch (:func:`epoch_pair`, its refusal
+    raised)."""
+    return granted(epoch_pair(case))
+
+
+def epoch_pair(case: StepCase) -> EpochPair | None | Refusal:
+    """The epoch's pair when it is the case's only branch, ``None`` where the case has none,
+    a refusal where one is mixed with other branches."""
     if len(case) == 1 and len(case[0][1]) == 1 and isinstance(case[0][1][0], EpochPair):
         return case[0][1][0]
     if any(isinstance(pair, EpochPair) for _, pairs in case for pair in pairs):
-        raise UnsupportedOperation("an epoch's pair is composed on its own, not mixed with "
-                                   "other branches")
+        return Refusal("an epoch's pair is composed on its own, not mixed with other branches")
     return None
 
 
@@ -153,12 +172,8 @@ def profile_pmf(profile, low: float, high: float,
     dp_accounting's algorithm) of a privacy profile on the losses ``[low, high]``:
     :func:`profile_pld`'s, for one adjacency."""
     check_discretisation(discretisation)
-    points = math.ceil(high / discretisation) - math.floor(low / discretisation) + 1
-    if points > MAX_PLD_POINTS:
-        raise UnsupportedOperation(
-            f"the PLD of one step would need {points:.3g} grid points (losses {low:.3g} to "
-            f"{high:.3g} at discretisation={show(discretisation)}); at most "
-            f"{MAX_PLD_POINTS:.3g} are allowed: use a coarser discretisation or accountant='rdp'")
+    if (refused := grid_refusal(low, high, discretisation)) is not None:
+        raise refused.error()
     rounded = np.arange(math.floor(low / discretisation), math.ceil(high / discretisation) + 1)
     deltas = np.asarray(profile(rounded * discretisation), dtype=float)
     deltas = np.minimum.accumulate(np.clip(deltas, 0.0, 1.0))
@@ -187,33 +202,74 @@ def _composed_points(pld: DensePLD, count: int) -> int:
     return max(high - low + 1 for low, high in spans)
 
 
+def grid_refusal(low: float, high: float, discretisation: float) -> Refusal | None:
+    """Why a one-step PLD on the losses ``[low, high]`` is not built (more than
+    :data:`MAX_PLD_POINTS` grid points at ``discretisation``), or ``None``."""
+    points = math.ceil(high / discretisation) - math.floor(low / discretisation) + 1
+    if points <= MAX_PLD_POINTS:
+        return None
+    return Refusal(
+        f"the PLD of one step would need {points:.3g} grid points (losses {low:.3g} to "
+        f"{high:.3g} at discretisation={show(discretisation)}); at most "
+        f"{MAX_PLD_POINTS:.3g} are allowed: use a coarser discretisation or accountant='rdp'")
+
+
 def check_composed_size(pld: DensePLD, count: int) -> None:
+    """:func:`composed_size_refusal`, raised."""
+    if (refused := composed_size_refusal(pld, count)) is not None:
+        raise refused.error()
+
+
+def composed_size_refusal(pld: DensePLD, count: int) -> Refusal | None:
+    """Why ``count`` compositions of ``pld`` give no guarantee (all its mass at an infinite
+    loss) or are not computed (more than :data:`MAX_PLD_POINTS` grid points), or ``None``."""
     if not all(probabilities.sum() > 0 for probabilities in _dense_probabilities(pld)):
-        raise UnsupportedOperation("the one-step PLD has all its mass at an infinite privacy "
-                                   "loss (δ = 1 at every ε): composing it gives no guarantee")
+        return Refusal("the one-step PLD has all its mass at an infinite privacy loss (δ = 1 "
+                       "at every ε): composing it gives no guarantee")
     points = _composed_points(pld, count) if count > 1 else 0
     if points > MAX_PLD_POINTS:
-        raise UnsupportedOperation(
+        return Refusal(
             f"composing {count} steps would need a PLD of {points:.3g} grid points "
             f"(at most {MAX_PLD_POINTS:.3g}); use a coarser discretisation or "
             "accountant='rdp'")
+    return None
 
 
 def compose_plds(steps: list[Step], discretisation: float = DEFAULT_DISCRETISATION,
                  cases: list[int] | None = None,
                  prefixes: Prefixes | None = None) -> list[DensePLD]:
     """Adaptive composition of heterogeneous steps: one composed PLD per case (of those
-    indexed by ``cases``, default all), extending the compositions kept in ``prefixes``."""
+    indexed by ``cases``, default all), extending the compositions kept in ``prefixes``;
+    refused (raised) as :func:`composed_plds` refuses."""
+    return granted(composed_plds(steps, discretisation, cases, prefixes))
+
+
+def composed_plds(steps: list[Step], discretisation: float = DEFAULT_DISCRETISATION,
+                  cases: list[int] | None = None,
+                  prefixes: Prefixes | None = None) -> list[DensePLD] | Refusal:
+    """:func:`compose_plds`'s PLDs, or the first refusal of a step's one-step PLD
+    (:func:`case_pld_or_refusal`) or of its composition (:func:`composed_size_refusal`), case
+    by case and step by step: each step's one-step PLD is built (and kept) and asked before
+    anything is composed."""
     check_composable(steps)
     prefixes = Prefixes() if prefixes is None else prefixes
 
+    def one(step: Step, case: int) -> DensePLD | Refusal:
+        return prefixes.once(step.cases, ("pld", case, discretisation),
+                             lambda: case_pld_or_refusal(step.cases[case], discretisation))
+
     def repeated(step: Step, case: int) -> DensePLD:
-        one = prefixes.once(step.cases, ("pld", case, discretisation),
-                            lambda: case_pld(step.cases[case], discretisation))
-        check_composed_size(one, step.count)
-        return one.self_compose(step.count, TRUNCATION) if step.count > 1 else one
+        built = granted(one(step, case))   # asked below, before the fold
+        return built.self_compose(step.count, TRUNCATION) if step.count > 1 else built
 
     chosen = range(len(steps[0].cases)) if cases is None else cases
+    for case in chosen:
+        for step in steps:
+            built = one(step, case)
+            refused = (built if isinstance(built, Refusal)
+                       else composed_size_refusal(built, step.count))
+            if refused is not None:
+                return refused
     return [prefixes.fold(("pld", case, discretisation), steps,
                           functools.partial(repeated, case=case),
                           lambda composed, more: composed.compose(more))
@@ -231,8 +287,9 @@ def prefetch_plds(steps: list[Step], discretisations: dict[int, float],
     def composed(item: tuple[int, float]):
         case, discretisation = item
         try:
-            compose_plds(steps, discretisation, [case], prefixes)
-        except UnsupportedOperation:
+            if isinstance(composed_plds(steps, discretisation, [case], prefixes), Refusal):
+                return None
+        except UnsupportedOperation:   # raised below this layer (numerics): left as well
             return None
         return prefixes.kept(("pld", case, discretisation), steps)
 

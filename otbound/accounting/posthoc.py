@@ -23,16 +23,17 @@ from typing import Callable
 import numpy as np
 
 from otbound.accounting import pld, rdp
-from otbound.accounting.accountant import Guarantee, best_guarantee, finish_guarantee
+from otbound.accounting.accountant import (Guarantee, best_guarantee, finish_guarantee,
+                                           rdp_refusal)
 from otbound.accounting.profiles import profile_guarantee
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Accountant, Conversion, Method, Posthoc
-from otbound.errors import UnsupportedOperation, required
+from otbound.errors import Refusal, granted, required
 from otbound.numerics.limits import show
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.one_step import branches_delta
 from otbound.numerics.settings import Subsampling
-from otbound.numerics.units import unit_of
+from otbound.numerics.units import posthoc_unit, unit_of
 
 PAIR_EPSILONS = np.geomspace(1e-4, 0.2, 40)
 """The per-step K = 1 ε' of the ``step-pair`` variant (those of 003's benchmark)."""
@@ -47,11 +48,12 @@ EPSILON_SEARCH = (1e3, 1e-7)
 def posthoc_guarantee(setting: Subsampling, mechanism: Mechanism, count: int,
                       variant: Posthoc, accountant: Accountant, *, delta: float | None,
                       epsilon: float | None, conversion: Conversion,
-                      discretisation: float) -> Guarantee:
+                      discretisation: float) -> Guarantee | Refusal:
     """(ε, δ) after ``count`` steps by post-hoc group privacy (``variant``; ``BEST``: all three,
-    the smallest answer, with the others in ``details["compared"]``)."""
+    the smallest answer, with the others in ``details["compared"]``), or why the variant (each
+    of them) gives none."""
     options = {"delta": delta, "epsilon": epsilon}
-    attempts: dict[Posthoc, Callable[[], Guarantee]] = {
+    attempts: dict[Posthoc, Callable[[], Guarantee | Refusal]] = {
         Posthoc.STEP_PROFILE: lambda: profile_guarantee(
             setting, mechanism, Method.POSTHOC, count, accountant, conversion=conversion,
             discretisation=discretisation, **options),
@@ -65,9 +67,12 @@ def posthoc_guarantee(setting: Subsampling, mechanism: Mechanism, count: int,
     return best_guarantee(named, delta, what="post-hoc variant")
 
 
-def _labelled(variant: Posthoc, attempt: Callable[[], Guarantee]) -> Callable[[], Guarantee]:
-    def labelled() -> Guarantee:
+def _labelled(variant: Posthoc, attempt: Callable[[], Guarantee | Refusal]
+              ) -> Callable[[], Guarantee | Refusal]:
+    def labelled() -> Guarantee | Refusal:
         guarantee = attempt()
+        if isinstance(guarantee, Refusal):
+            return guarantee
         return Guarantee(guarantee.epsilon, guarantee.delta, guarantee.steps,
                          guarantee.accountant, {"posthoc": variant.value} | guarantee.details)
     return labelled
@@ -90,18 +95,26 @@ def _group_delta(group: int, epsilon: float, single: float) -> float:
 
 def _composed(setting: Subsampling, mechanism: Mechanism, count: int, accountant: Accountant,
               conversion: Conversion, discretisation: float, *, delta: float | None,
-              epsilon: float | None) -> Guarantee:
+              epsilon: float | None) -> Guarantee | Refusal:
     """Group privacy applied once to the composed K = 1 guarantee (each accountant)."""
-    single, group = unit_of(setting)
+    unit = posthoc_unit(setting)
+    if isinstance(unit, Refusal):
+        return unit
+    single, group = unit
     one = [subsampled_step(single, mechanism, count)]
 
-    def with_accountant(each: Accountant) -> Guarantee:
-        composed = (pld.compose_plds(one, discretisation) if each is Accountant.PLD
+    def with_accountant(each: Accountant) -> Guarantee | Refusal:
+        if each is Accountant.RDP and (refused := rdp_refusal(epsilon)) is not None:
+            return refused
+        composed = (pld.composed_plds(one, discretisation) if each is Accountant.PLD
                     else rdp.compose_rdp(one))
+        if isinstance(composed, Refusal):
+            return composed
 
         def delta_at(eps: float) -> float:
-            single = finish_guarantee(each, composed, count, None, eps / group, conversion,
-                                      discretisation).delta
+            # δ at a given ε: the PLD's has no refusal, the RDP's only at ε < 0, asked above
+            single = granted(finish_guarantee(each, composed, count, None, eps / group,
+                                              conversion, discretisation)).delta
             return _group_delta(group, eps, single)
 
         details = ({"discretisation": discretisation} if each is Accountant.PLD
@@ -115,15 +128,16 @@ def _composed(setting: Subsampling, mechanism: Mechanism, count: int, accountant
 
 
 def _step_pair(setting: Subsampling, mechanism: Mechanism, count: int, accountant: Accountant,
-               *, delta: float | None, epsilon: float | None) -> Guarantee:
+               *, delta: float | None, epsilon: float | None) -> Guarantee | Refusal:
     """Each step reduced to ``(Kε', Σ_{k<K} e^{kε'} δ_1(ε'))`` and composed exactly."""
     if count > MAX_PAIR_STEPS:
-        raise UnsupportedOperation(f"the step-pair variant composes at most {MAX_PAIR_STEPS:g} "
-                                   f"steps exactly, got {count}; use --posthoc composed or "
-                                   "step-profile")
+        return Refusal(f"the step-pair variant composes at most {MAX_PAIR_STEPS:g} steps "
+                       f"exactly, got {count}; use --posthoc composed or step-profile")
+    if isinstance(unit := posthoc_unit(setting), Refusal):
+        return unit
     pairs = step_pairs(setting, mechanism)
     if not pairs:
-        raise UnsupportedOperation("no per-step (ε', δ) pair of the post-hoc grid has δ < 1")
+        return Refusal("no per-step (ε', δ) pair of the post-hoc grid has δ < 1")
 
     def delta_at(eps: float) -> float:
         return min(composed_pair_delta(e0, d0, count, eps) for e0, d0 in pairs)
@@ -163,9 +177,9 @@ def composed_pair_delta(epsilon0: float, delta0: float, steps: int, epsilon: flo
 
 
 def _solved(delta_at: Callable[[float], float], count: int, accountant: Accountant,
-            details: dict, delta: float | None, epsilon: float | None) -> Guarantee:
+            details: dict, delta: float | None, epsilon: float | None) -> Guarantee | Refusal:
     """δ at ``epsilon``, or the smallest ε (up to the bisection's width, rounded up) whose
-    δ is at most ``delta``."""
+    δ is at most ``delta`` (refused where none up to :data:`EPSILON_SEARCH`'s is)."""
     if delta is None:
         epsilon = required(epsilon, "epsilon")   # check_target: one of the two is given
         return Guarantee(float(epsilon), delta_at(epsilon), count, accountant, details)
@@ -175,8 +189,8 @@ def _solved(delta_at: Callable[[float], float], count: int, accountant: Accounta
     low, high = 0.0, 1.0
     while delta_at(high) > delta:
         if high > largest:
-            raise UnsupportedOperation(f"post-hoc group privacy gives no ε <= {largest:g} at "
-                                       f"δ = {show(delta)}")
+            return Refusal(f"post-hoc group privacy gives no ε <= {largest:g} at "
+                           f"δ = {show(delta)}")
         low, high = high, 2 * high
     while high - low > width * high:
         middle = (low + high) / 2

@@ -13,7 +13,6 @@ profile ``δ(ε)`` (the ``agnostic`` and ``posthoc`` methods of :mod:`otbound.nu
 
 from __future__ import annotations
 
-import functools
 from dataclasses import replace
 from typing import Callable
 
@@ -24,7 +23,7 @@ from otbound.accounting.accountant import (Guarantee, best_guarantee, finish_gua
                                            one_step_guarantee)
 from otbound.accounting.steps import subsampled_step
 from otbound.choices import Accountant, Conversion, Method
-from otbound.errors import Refusal, UnsupportedOperation
+from otbound.errors import Refusal
 from otbound.numerics.hockey_stick import tolerating
 from otbound.numerics.limits import MAX_EPSILON, show
 from otbound.numerics.mechanisms import Mechanism
@@ -36,8 +35,9 @@ from otbound.numerics.units import posthoc_unit
 
 def profile_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method, count: int,
                       accountant: Accountant, *, delta: float | None, epsilon: float | None,
-                      conversion: Conversion, discretisation: float) -> Guarantee:
-    """(ε, δ) after ``count`` steps, each bounded by ``method``'s per-step curve and profile."""
+                      conversion: Conversion, discretisation: float) -> Guarantee | Refusal:
+    """(ε, δ) after ``count`` steps, each bounded by ``method``'s per-step curve and profile, or
+    why the accountant (under ``best``: each of them) gives none."""
     attempts = {
         Accountant.RDP: lambda: _rdp_guarantee(setting, mechanism, method, count, delta,
                                                epsilon, conversion),
@@ -46,47 +46,46 @@ def profile_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method
     if accountant is not Accountant.BEST:
         return attempts[accountant]()
     if delta is not None:   # a vacuous RDP answer: the PLD is not worth minutes
-        rdp_once = functools.cache(functools.partial(_outcome, attempts[Accountant.RDP]))
-        attempts = {Accountant.RDP: lambda: _raised(rdp_once()),
-                    Accountant.PLD: _unless_vacuous(rdp_once, attempts[Accountant.PLD])}
+        attempts = _unless_vacuous(attempts)
     return best_guarantee({a.value: attempt for a, attempt in attempts.items()}, delta)
 
 
-def _unless_vacuous(rdp_outcome: Callable[[], Guarantee | UnsupportedOperation],
-                    pld_answer: Callable[[], Guarantee]) -> Callable[[], Guarantee]:
-    """The PLD accountant's answer, unless the RDP accountant's ε is above
+Attempt = Callable[[], Guarantee | Refusal]
+
+
+def _unless_vacuous(attempts: dict[Accountant, Attempt]) -> dict[Accountant, Attempt]:
+    """The RDP accountant's attempt, then the PLD accountant's (in this order, as
+    :func:`~otbound.accounting.accountant.best_guarantee` runs them), which refuses without
+    running where the RDP accountant's ε is above
     :data:`~otbound.numerics.limits.MAX_EPSILON`, where any ε is vacuous (a post-hoc group
     bound at a large group: RDP gave 7.7e6 in 14 s, the PLD then took minutes more)."""
-    def answer() -> Guarantee:
-        found = rdp_outcome()
-        if isinstance(found, Guarantee) and found.epsilon > MAX_EPSILON:
-            raise UnsupportedOperation(f"not run: the RDP accountant's ε = {show(found.epsilon)}"
-                                       f" is above {MAX_EPSILON:g}, where every ε is vacuous")
-        return pld_answer()
-    return answer
+    found: dict[Accountant, Guarantee] = {}
 
+    def by_rdp() -> Guarantee | Refusal:
+        answer = attempts[Accountant.RDP]()
+        if isinstance(answer, Guarantee):
+            found[Accountant.RDP] = answer
+        return answer
 
-def _outcome(attempt: Callable[[], Guarantee]) -> Guarantee | UnsupportedOperation:
-    """The attempt's answer or its refusal, so that it can be kept (run once)."""
-    try:
-        return attempt()
-    except UnsupportedOperation as error:
-        return error
+    def by_pld() -> Guarantee | Refusal:
+        rdp_answer = found.get(Accountant.RDP)
+        if rdp_answer is not None and rdp_answer.epsilon > MAX_EPSILON:
+            return Refusal(f"not run: the RDP accountant's ε = {show(rdp_answer.epsilon)} is "
+                           f"above {MAX_EPSILON:g}, where every ε is vacuous")
+        return attempts[Accountant.PLD]()
 
-
-def _raised(outcome: Guarantee | UnsupportedOperation) -> Guarantee:
-    if isinstance(outcome, UnsupportedOperation):
-        raise outcome
-    return outcome
+    return {Accountant.RDP: by_rdp, Accountant.PLD: by_pld}
 
 
 def _rdp_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method, count: int,
                    delta: float | None, epsilon: float | None,
-                   conversion: Conversion) -> Guarantee:
+                   conversion: Conversion) -> Guarantee | Refusal:
     orders = rdp.DEFAULT_ORDERS
     bounds = rdp_bounds(setting, mechanism, method, orders)
     curve = rdp.RdpCurve(orders, np.array([b.value for b in bounds])) * count
     guarantee = finish_guarantee(Accountant.RDP, curve, count, delta, epsilon, conversion)
+    if isinstance(guarantee, Refusal):
+        return guarantee
     used = {order: b.source for order, b in zip(orders, bounds)}.get(
         guarantee.details.get("order"))
     return _naming(guarantee, [used] if used else [])
@@ -94,23 +93,25 @@ def _rdp_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method, c
 
 def _pld_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method, count: int,
                    delta: float | None, epsilon: float | None,
-                   discretisation: float) -> Guarantee:
+                   discretisation: float) -> Guarantee | Refusal:
     used: list[str] = []
     if count == 1:
         return _naming(one_step_guarantee(
             lambda epsilons: _values(adp(setting, mechanism, method, epsilons), used),
             delta, epsilon), used)
     one = method_pld(setting, mechanism, method, discretisation, used)
-    pld.check_composed_size(one, count)
+    if (refused := pld.composed_size_refusal(one, count)) is not None:
+        return refused
     composed = one.self_compose(count, pld.TRUNCATION)
     return _naming(finish_guarantee(Accountant.PLD, [composed], count, delta, epsilon,
                                     discretisation=discretisation), used)
 
 
-def _naming(guarantee: Guarantee, used: list[str]) -> Guarantee:
+def _naming(guarantee: Guarantee | Refusal, used: list[str]) -> Guarantee | Refusal:
     """The guarantee with ``details["bound_used"]``: the per-step bounds that won where
-    several sound ones were compared (at the order converted, or anywhere on the PLD's grid)."""
-    if not used:
+    several sound ones were compared (at the order converted, or anywhere on the PLD's grid);
+    a refusal as it is."""
+    if isinstance(guarantee, Refusal) or not used:
         return guarantee
     return replace(guarantee, details=guarantee.details | {"bound_used": used})
 

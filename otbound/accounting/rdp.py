@@ -14,7 +14,7 @@ from otbound.accounting.conversion import (Converted, balle_delta, balle_epsilon
 from otbound.accounting.prefixes import Prefixes
 from otbound.accounting.steps import Step, check_composable
 from otbound.choices import Conversion
-from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.errors import InvalidSpecification, Refusal
 from otbound.numerics.one_step import RenyiBranch, cases_log_psi
 from otbound.numerics.renyi import check_orders
 from otbound.numerics.three_point import ThreePointMaximum, certifying_orders
@@ -107,32 +107,52 @@ def sharpenable(steps: list[Step]) -> bool:
 
 
 def sharpened(steps: list[Step], curve: RdpCurve, integers: AbstractSet[int],
-              estimate: bool = False) -> RdpCurve | None:
+              estimate: bool = False) -> RdpCurve | Refusal:
     """The composed ``curve`` made tighter at the orders the ``integers`` bound
     (:func:`bounded_by`) with the steps' :attr:`~otbound.accounting.steps.Step.renyi_cases`
     (001 Thm. 3.6's certified three-point maximum): each step counts the worst of its Rényi
     cases, or of its cases if it has none; the sum bounds the composed divergence as ``curve``
-    does, so the smaller of the two is kept. ``None`` if a certificate is refused. With
-    ``estimate``, the maxima are only estimated from below (in milliseconds, not a bound):
-    what sharpening could reach at most."""
+    does, so the smaller of the two is kept. Each three-point maximum is asked for its
+    certificates first (:meth:`~otbound.numerics.three_point.ThreePointMaximum.refusal`): the
+    first refused one is the answer, and the curve stays as it is. With ``estimate``, the
+    maxima are only estimated from below (in milliseconds, not a bound): what sharpening could
+    reach at most."""
     at = bounded_by(curve.orders, integers)
     orders = curve.orders[at]
+    counted = [(step.count, _renyi_cases(step, estimate)) for step in steps]
+    for _, cases in counted:
+        if (refused := _refused_certificate(cases, orders)) is not None:
+            return refused
     total = np.zeros(orders.size)
-    try:
-        for step in steps:
-            cases: Sequence[Sequence[RenyiBranch]] = (step.cases if step.renyi_cases is None
-                                                 else step.renyi_cases)
-            if estimate:
-                cases = [[(weight, [p.estimated() if isinstance(p, ThreePointMaximum) else p
-                                    for p in pairs]) for weight, pairs in case]
-                         for case in cases]
-            total += step.count * np.max([log_psi.upper for log_psi in
-                                          cases_log_psi(cases, orders)], axis=0) / (orders - 1)
-    except UnsupportedOperation:
-        return None
+    for count, cases in counted:
+        total += count * np.max([log_psi.upper for log_psi in cases_log_psi(cases, orders)],
+                                axis=0) / (orders - 1)
     epsilons = curve.epsilons.copy()
     epsilons[at] = np.minimum(epsilons[at], total)
     return RdpCurve(curve.orders, epsilons)
+
+
+def _renyi_cases(step: Step, estimate: bool) -> Sequence[Sequence[RenyiBranch]]:
+    """The step's Rényi cases (its cases if it has none), each three-point maximum replaced by
+    its estimate with ``estimate``."""
+    cases: Sequence[Sequence[RenyiBranch]] = (step.cases if step.renyi_cases is None
+                                         else step.renyi_cases)
+    if not estimate:
+        return cases
+    return [[(weight, [p.estimated() if isinstance(p, ThreePointMaximum) else p
+                       for p in pairs]) for weight, pairs in case] for case in cases]
+
+
+def _refused_certificate(cases: Sequence[Sequence[RenyiBranch]],
+                         orders: np.ndarray) -> Refusal | None:
+    """The first refusal of a three-point maximum of the cases at ``orders``, if one refuses."""
+    for case in cases:
+        for _, pairs in case:
+            for pair in pairs:
+                if (isinstance(pair, ThreePointMaximum)
+                        and (refused := pair.refusal(orders)) is not None):
+                    return refused
+    return None
 
 
 def _vanishing(orders: np.ndarray, rhos: np.ndarray) -> float | None:

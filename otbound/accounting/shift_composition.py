@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass
 
 from otbound.accounting.steps import Step
-from otbound.errors import UnsupportedOperation
+from otbound.errors import Refusal
 from otbound.numerics.certified_rounding import double_above
 from otbound.numerics.noise import NoiseFamily
 from otbound.numerics.pairs import MixturePair
@@ -45,8 +45,9 @@ class Shift:
             ball = self.family.shift_delta_ball(arb(self.mu), arb(epsilon))
         return min(max(double_above(ball), math.nextafter(0.0, 1.0)), 1.0)   # δ > 0 for μ > 0
 
-    def epsilon(self, target: float) -> float:
-        """The smallest ε ≥ 0, rounded up, with ``δ(ε) ≤ target`` (δ decreases in ε)."""
+    def epsilon(self, target: float) -> float | Refusal:
+        """The smallest ε ≥ 0, rounded up, with ``δ(ε) ≤ target`` (δ decreases in ε), or a
+        refusal where no ε up to 1e6 has it."""
         if self.delta(0.0) <= target:
             return 0.0
         reach = self.mu ** 2 / 2 + self.mu * math.sqrt(2 * math.log(1 / target))
@@ -54,7 +55,7 @@ class Shift:
         while self.delta(high) > target:
             low, high = high, 2 * high
             if high > 1e6:
-                raise UnsupportedOperation(f"no ε gives δ = {target:g} for μ = {self.mu:g}")
+                return Refusal(f"no ε gives δ = {target:g} for μ = {self.mu:g}")
         for _ in range(BISECTIONS):
             middle = (low + high) / 2
             if middle in (low, high):

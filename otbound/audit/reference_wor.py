@@ -40,7 +40,7 @@ import numpy as np
 
 from otbound.audit.claims import Reference
 from otbound.choices import Quantity, SchemeKind
-from otbound.errors import InvalidSpecification, UnsupportedOperation
+from otbound.errors import InvalidSpecification, Refusal, granted
 from otbound.numerics.mechanisms import AdditiveNoise, Mechanism
 from otbound.numerics.pairs import MixturePair
 from otbound.numerics.rounding import Bounds
@@ -87,8 +87,13 @@ def _log_weights(weights: tuple[Fraction, ...]) -> np.ndarray:
 
 
 def _additive(mechanism: Mechanism) -> AdditiveNoise:
+    return granted(_as_additive(mechanism))
+
+
+def _as_additive(mechanism: Mechanism) -> AdditiveNoise | Refusal:
+    """The mechanism as additive noise, or the refusal of the constructions here."""
     if not isinstance(mechanism, AdditiveNoise):
-        raise UnsupportedOperation(f"no construction for the {mechanism.name} mechanism here")
+        return Refusal(f"no construction for the {mechanism.name} mechanism here")
     return mechanism
 
 
@@ -140,20 +145,30 @@ def relaxed_substitution_log_psi(setting: Subsampling, mechanism: Mechanism,
     """An upper bound on ``log Ψ_α`` for sampling without replacement and ``K``-fold substitution
     with the Gaussian mechanism: the derived bound as the solver registry relaxes it (its
     cross-mixture constraints loosened to 003 Thm. 3.7's pattern, solved by 001 Thm. H.12; see
-    the module docstring and :mod:`otbound.numerics.solvers`)."""
+    the module docstring and :mod:`otbound.numerics.solvers`). Refused (raised) as
+    :func:`relaxed_substitution_bound` refuses."""
+    return granted(relaxed_substitution_bound(setting, mechanism, alpha))
+
+
+def relaxed_substitution_bound(setting: Subsampling, mechanism: Mechanism,
+                               alpha: float) -> Bounds | Refusal:
+    """:func:`relaxed_substitution_log_psi`, or why there is none: a mechanism other than
+    additive rotation-invariant noise, or a problem no registered relaxation solves."""
     from otbound.numerics.one_step import branches_log_psi
     from otbound.numerics.solvers import solve
 
-    mechanism = _additive(mechanism)
-    if not mechanism.family.rotation_invariant:
-        raise UnsupportedOperation("the relaxation is solved for the Gaussian (001 Thm. H.12)")
+    additive = _as_additive(mechanism)
+    if isinstance(additive, Refusal):
+        return additive
+    if not additive.family.rotation_invariant:
+        return Refusal("the relaxation is solved for the Gaussian (001 Thm. H.12)")
     branches = []
     for terms in setting.cases():
         for log_probability, problem in terms:
-            found = solve(problem, mechanism)
+            found = solve(problem, additive)
             if found.pairs is None:
-                raise UnsupportedOperation("no registered relaxation of the derived bound's "
-                                           "problem has a Gaussian solver")
+                return Refusal("no registered relaxation of the derived bound's problem has a "
+                               "Gaussian solver")
             branches.append((log_probability, found.pairs))
     return branches_log_psi(branches, np.array([float(alpha)]))
 
@@ -186,24 +201,19 @@ def wor_substitution(setting: Subsampling, mechanism: Mechanism, alpha: float) -
     otbound's own bound (:func:`~otbound.audit.references.subsampled`) and the relaxed Gaussian
     bound as the upper end; the best of :func:`substitution_constructions` (or otbound's own
     worst case, where it has one) as the lower end."""
-    from otbound.audit.references import constructions_only_mode, subsampled
+    from otbound.audit.references import subsampled_reference
     from otbound.numerics.mixtures import per_order
 
     alpha = float(alpha)
-    try:
-        own = subsampled(setting, mechanism, Quantity.RDP, alpha)
-    except UnsupportedOperation:
-        if not constructions_only_mode():
-            raise
-        own = Reference(None, None)   # the search needs the constructions only
+    own = subsampled_reference(setting, mechanism, Quantity.RDP, alpha)
+    if isinstance(own, Refusal):   # constructions-only mode: the search needs those only
+        own = Reference(None, None)
     upper, published = own.upper, own.published
-    try:
-        relaxed = float(per_order(relaxed_substitution_log_psi(setting, mechanism, alpha),
-                                  np.array([alpha])).upper[0])
+    relaxation = relaxed_substitution_bound(setting, mechanism, alpha)
+    if not isinstance(relaxation, Refusal):
+        relaxed = float(per_order(relaxation, np.array([alpha])).upper[0])
         if upper is None or relaxed < upper:
             upper, published = relaxed, ""
-    except UnsupportedOperation:
-        pass
     bound, pair, text = _judged(substitution_constructions(setting, mechanism), alpha)
     lower = _lower(bound, alpha)
     if own.lower is not None and own.lower >= lower:

@@ -19,7 +19,7 @@ import numpy as np
 
 from otbound.audit.claims import Reference, Witness
 from otbound.choices import Quantity, SchemeKind
-from otbound.errors import UnsupportedOperation, required
+from otbound.errors import Refusal, UnsupportedOperation, granted, required
 from otbound.numerics.mechanisms import Mechanism, describe
 from otbound.numerics.pairs import FinitePair, MixturePair
 from otbound.numerics.settings import Subsampling
@@ -49,7 +49,15 @@ def constructions_only_mode() -> bool:
 def subsampled(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
                at: float) -> Reference:
     """otbound's value of ``ε(α)`` (``quantity`` RDP, ``at = α``) or ``δ(ε)`` (ADP) for the
-    setting, with the worst case that attains it where the solver is tight."""
+    setting, with the worst case that attains it where the solver is tight
+    (:func:`subsampled_reference`, its refusal raised)."""
+    return granted(subsampled_reference(setting, mechanism, quantity, at))
+
+
+def subsampled_reference(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
+                         at: float) -> Reference | Refusal:
+    """:func:`subsampled`'s reference, or the refusal of :func:`constructions_only` mode where
+    the setting has no single worst-case construction."""
     from otbound.numerics.one_step import adp, rdp
 
     candidates: list[tuple[object, np.ndarray, tuple[str, tuple[tuple[str, ...], ...],
@@ -65,7 +73,7 @@ def subsampled(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
                        for pair, values in mechanism.worst_components(problem)]
     if not candidates:   # the smaller of otbound's sound bounds (tight: e.g. 001 Thm. 3.6's
         if constructions_only_mode():                          # certified three-point bound)
-            raise UnsupportedOperation("no single worst-case construction")
+            return Refusal("no single worst-case construction")
         evaluate = rdp if quantity is Quantity.RDP else adp
         values = {}
         for method in ("tight", "agnostic"):

@@ -27,7 +27,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from otbound.errors import UnsupportedOperation
+from otbound.errors import Refusal, granted
 from otbound.numerics.problems import NumericProblem
 from otbound.numerics.rounding import EPS, Bounds
 from otbound.numerics.three_point_certificate import (TOLERANCES, TriangleCertificate,
@@ -96,23 +96,40 @@ class ThreePointMaximum:
         """``log Ψ_α`` bounded by the enclosure of ``ε`` at ``⌈α⌉`` (:func:`certifying_orders`):
         its upper end, and its lower end as the estimate."""
         alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
+        if (refused := self.refusal(alphas)) is not None:
+            raise refused.error()
         orders = certifying_orders(alphas)
-        if orders.max() > MAX_ORDER:
-            raise UnsupportedOperation(
-                f"the certified three-point solver (001 Thm. 3.6, Gaussian) covers orders up to "
-                f"{MAX_ORDER}; got {orders.max()}: use method='agnostic' for larger orders")
         found = {n: self.epsilon(int(n)) for n in np.unique(orders)}
         scale = alphas - 1
         upper = np.array([found[n][1] for n in orders]) * scale * (1 + 2 * EPS)
         return Bounds(np.nextafter(upper, math.inf),
                       np.array([found[n][0] for n in orders]) * scale)
 
-    def epsilon(self, order: int) -> tuple[float, float]:
-        """The certified enclosure of ``ε`` at the integer ``order``."""
+    def refusal(self, alphas) -> Refusal | None:
+        """Why :meth:`log_psi` cannot answer at ``alphas`` (an order above :data:`MAX_ORDER`,
+        or a certificate that fails), or ``None``: the certificates it needs are computed (and
+        kept), so that a route can ask before it calls."""
+        orders = certifying_orders(alphas)
+        if orders.max() > MAX_ORDER:
+            return Refusal(
+                f"the certified three-point solver (001 Thm. 3.6, Gaussian) covers orders up to "
+                f"{MAX_ORDER}; got {orders.max()}: use method='agnostic' for larger orders")
+        for order in np.unique(orders):
+            if isinstance(found := self.enclosure(int(order)), Refusal):
+                return found
+        return None
+
+    def enclosure(self, order: int) -> tuple[float, float] | Refusal:
+        """The certified enclosure of ``ε`` at the integer ``order``, or why the certificate
+        failed (where it fails)."""
         try:
             return cached_certificate(self.w, order, self.sigma).epsilon
         except RuntimeError as error:
-            raise UnsupportedOperation(f"{error}: use method='agnostic'") from error
+            return Refusal(f"{error}: use method='agnostic'")
+
+    def epsilon(self, order: int) -> tuple[float, float]:
+        """The certified enclosure of ``ε`` at the integer ``order``."""
+        return granted(self.enclosure(order))
 
     def estimated(self) -> "ThreePointEstimate":
         """This maximum estimated from below, in milliseconds (to decide whether a certificate
@@ -126,7 +143,7 @@ class ThreePointEstimate(ThreePointMaximum):
     equilateral and removal configurations (fast evaluation, less its error estimate), at
     ``⌈α⌉`` as the certificate is used. Not a bound: nothing reports it."""
 
-    def epsilon(self, order: int) -> tuple[float, float]:
+    def enclosure(self, order: int) -> tuple[float, float]:
         value = max(value - error for value, error in
                     (triangle_log_psi(t, float(self.w), order, self.sigma)
                      for t in (EQUILATERAL, REMOVAL))) / (order - 1)
