@@ -408,12 +408,14 @@ def test_below_zero_the_swapped_relations_bound_is_used_where_smaller():
 
 def test_composed_delta_at_a_negative_epsilon_lies_between_dp_accountings_two_estimates():
     """Ten Poisson steps at ε = −0.1: dp_accounting's optimistic PLD is a lower bound of the
-    truth, its pessimistic one at a finer grid an upper bound; otbound's lies between."""
+    truth, its pessimistic one at a finer grid (3e-5, otbound's is 1e-4) an upper bound;
+    otbound's lies between (0.309134 ≤ 0.3091977 ≤ 0.3091977; at 1e-5 the bracket is only
+    3 times narrower and takes 3 times as long)."""
     from dp_accounting.pld import privacy_loss_distribution as pld
 
     def composed(pessimistic):
         one = pld.from_gaussian_mechanism(1.0, pessimistic_estimate=pessimistic,
-                                          value_discretization_interval=1e-5, sampling_prob=0.2)
+                                          value_discretization_interval=3e-5, sampling_prob=0.2)
         return one.self_compose(10).get_delta_for_epsilon(-0.1)
     ours = account(Subsampling("poisson", rate=0.2), gaussian(1.0), 10, epsilon=-0.1,
                    accountant="pld").delta

@@ -208,9 +208,11 @@ def _narrow(safe: float, unsafe: float | None, tolerance: float, integer: bool) 
 
 def _bracket(trials: _Trials, search: _Search) -> tuple[float, float | None]:
     """A safe value and an unsafe one (or None when the safe one is the end of the range).
-    Steps of a factor 2, except the first: sized by the start's gap and the search's slope
-    (:func:`_first_factor`), so that it usually brackets the boundary closely."""
-    flag, default = f"--{trials.solved_for}", search.doubling
+    The first step is sized by the start's gap and the search's slope (:func:`_first_factor`),
+    so that it usually brackets the boundary closely; each further one likewise by its own
+    gap, but by at least a factor 2 (:func:`_onward_factor`): far from the boundary (σ = 1e6
+    for ε = 1e-6) that takes a few trials, not twenty doublings."""
+    flag = f"--{trials.solved_for}"
     value = search.start
     met = trials.met(value)
     factor = _first_factor(trials.gap(value), search)
@@ -225,7 +227,7 @@ def _bracket(trials: _Trials, search: _Search) -> tuple[float, float | None]:
                     f"otbound searches ({show(search.low)} to {show(search.high)})")
             if not trials.met(step):
                 return value, step
-            value, factor = step, default
+            value, factor = step, _onward_factor(trials.gap(step), search)
     while True:   # towards the safe side
         step = _clamp(value * factor, search)
         if step == value:
@@ -234,7 +236,7 @@ def _bracket(trials: _Trials, search: _Search) -> tuple[float, float | None]:
                 f"otbound searches) gives {trials.said(value)}")
         if trials.met(step):
             return step, value
-        value, factor = step, default
+        value, factor = step, _onward_factor(trials.gap(step), search)
 
 
 def _first_factor(gap: float, search: _Search) -> float:
@@ -246,6 +248,12 @@ def _first_factor(gap: float, search: _Search) -> float:
     smallest = math.log(2 if search.integer else 1.01)
     size = min(max(1.1 * abs(gap / search.slope), smallest), math.log(16))
     return math.exp(size if search.safe_upwards else -size)
+
+
+def _onward_factor(gap: float, search: _Search) -> float:
+    """A further bracketing step: :func:`_first_factor`'s, where it is larger than doubling."""
+    factor = _first_factor(gap, search)
+    return max(factor, search.doubling) if search.safe_upwards else min(factor, search.doubling)
 
 
 def _clamp(value: float, search: _Search) -> float:
