@@ -79,9 +79,9 @@ def test_the_search_finds_abadis_leading_term_unsound_inside_its_stated_domain()
     assert witness.claimed < theirs * 0.97 and witness.confirmed >= theirs * (1 - 1e-9)
 
 
-@pytest.mark.parametrize("mutant, grid_catches", [("zhu_wang_term_scaled.py", True),
-                                                  ("zhu_wang_fractional_orders.py", False),
-                                                  ("dwork_roth_without_k.py", True)])
+@pytest.mark.parametrize("mutant, grid_catches", [
+    ("zhu_wang_term_scaled.py", True), ("zhu_wang_fractional_orders.py", False),
+    pytest.param("dwork_roth_without_k.py", True, marks=pytest.mark.slow)])   # 18 s: groups
 def test_mutants_are_reported_unsound_with_a_confirmed_witness(mutant, grid_catches):
     result = _audited(MUTANTS / mutant)
     assert result.verdict is AuditVerdict.UNSOUND

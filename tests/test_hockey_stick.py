@@ -13,18 +13,7 @@ from otbound.numerics.hockey_stick import check_epsilons, hockey_stick, hockey_s
 from otbound.numerics.families import FAMILIES, GAUSSIAN, LAPLACE
 from otbound.numerics.pairs import FinitePair, MixturePair
 from otbound.verify import high_precision as reference
-from otbound.verify.high_precision import log_binomial_weights
-from otbound.numerics.noise import LineDensity
-
-ON_THE_LINE = [family for family in FAMILIES.values() if isinstance(family, LineDensity)]
-"""The families the quadratures apply to (a lattice family's sums are checked exactly in
-tests/test_discrete_gaussian.py)."""
-
-
-def pair(family, scale, inserted, removed, rate):
-    return MixturePair(family, scale, np.arange(removed + 1), log_binomial_weights(removed, rate),
-                       -np.arange(inserted + 1), log_binomial_weights(inserted, rate))
-
+from quadrature_rows import ON_THE_LINE, pair, some
 
 CASES = [(family, scale, inserted, removed, rate, epsilon)
          for family in ON_THE_LINE for scale in (0.5, 2.0)
@@ -32,13 +21,7 @@ CASES = [(family, scale, inserted, removed, rate, epsilon)
          for rate in (1e-3, 0.2) for epsilon in (0.0, 0.3, 2.0, 6.0)]
 
 
-def _some(cases, step):
-    """Every ``step``-th case in the default run, all of them in the slow run."""
-    return [case if i % step == 0 else pytest.param(*case, marks=pytest.mark.slow)
-            for i, case in enumerate(cases)]
-
-
-@pytest.mark.parametrize("family, scale, inserted, removed, rate, epsilon", _some(CASES, 7))
+@pytest.mark.parametrize("family, scale, inserted, removed, rate, epsilon", some(CASES, 13))
 def test_delta_agrees_with_high_precision_quadrature(family, scale, inserted, removed, rate,
                                                     epsilon):
     p = pair(family, scale, inserted, removed, rate)

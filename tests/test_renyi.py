@@ -11,32 +11,15 @@ from hypothesis import strategies as st
 
 from otbound.errors import InvalidSpecification
 from otbound.numerics.families import FAMILIES, GAUSSIAN
-from otbound.numerics.pairs import FinitePair, MixturePair
+from otbound.numerics.pairs import FinitePair
 from otbound.numerics.renyi import log_expm1, log_psi, log_psi_curve
 from otbound.numerics.renyi_integrand import log_phi
 from otbound.verify import high_precision as reference
-from otbound.verify.high_precision import log_binomial_weights
-from otbound.numerics.noise import LineDensity
-
-ON_THE_LINE = [family for family in FAMILIES.values() if isinstance(family, LineDensity)]
-"""The families the quadratures apply to (a lattice family's sums are checked exactly in
-tests/test_discrete_gaussian.py)."""
-
-
-def _some(cases, step):
-    """Every ``step``-th case in the default run, all of them in the slow run."""
-    return [case if i % step == 0 else pytest.param(*case, marks=pytest.mark.slow)
-            for i, case in enumerate(cases)]
-
+from quadrature_rows import ON_THE_LINE, pair, some
 
 DP_SIGMAS = [0.5, 1.0, 2.0, 5.0]
 DP_RATES = [0.001, 0.01, 0.1, 0.2]
 DP_ORDERS = [2, 3, 4, 8, 16, 32, 64, 128, 256]
-
-
-def pair(family, scale, inserted, removed, rate):
-    return MixturePair(family, scale, np.arange(removed + 1), log_binomial_weights(removed, rate),
-                       -np.arange(inserted + 1), log_binomial_weights(inserted, rate))
 
 
 def epsilon_k1(sigma, rate, orders):
@@ -72,7 +55,7 @@ FRACTIONAL = [(sigma, rate, alpha) for sigma in DP_SIGMAS for rate in DP_RATES
               for alpha in (1.5, 2.5, 7.3)]
 
 
-@pytest.mark.parametrize("sigma, rate, alpha", _some(FRACTIONAL, 5))
+@pytest.mark.parametrize("sigma, rate, alpha", some(FRACTIONAL, 7))
 def test_fractional_orders_agree_with_high_precision_quadrature(sigma, rate, alpha):
     removal = pair(GAUSSIAN, sigma, 0, 1, rate)
     exact = max(float(reference.precise_log_psi(removal, alpha)[0]),
@@ -95,7 +78,7 @@ CASES = [(family, scale, inserted, removed, rate, alpha)
          for rate in (1e-3, 0.2) for alpha in (1.5, 7.3, 64.0)]
 
 
-@pytest.mark.parametrize("family, scale, inserted, removed, rate, alpha", _some(CASES, 4))
+@pytest.mark.parametrize("family, scale, inserted, removed, rate, alpha", some(CASES, 7))
 def test_group_pairs_agree_with_high_precision_quadrature(family, scale, inserted, removed,
                                                          rate, alpha):
     p = pair(family, scale, inserted, removed, rate)
@@ -260,7 +243,7 @@ ORACLE_GRID = [(s, r, shape, a) for s, r, shape, a in [
     (0.5, 0.5, (1, 7), 1000.0)]]
 
 
-@pytest.mark.parametrize("sigma, rate, shape, alpha", _some(ORACLE_GRID, 2))
+@pytest.mark.parametrize("sigma, rate, shape, alpha", some(ORACLE_GRID, 2))
 def test_extreme_gaussian_pairs_are_upper_bounds_of_the_rigorous_oracle(sigma, rate, shape,
                                                                          alpha):
     import oracle
