@@ -1,9 +1,9 @@
-"""Shared test configuration: a deterministic Hypothesis profile and cached derivation reports."""
+"""Shared test configuration: a deterministic Hypothesis profile and cached derivation reports
+(tests/derivation_reports.py)."""
 
 import os
-from functools import lru_cache
-
 import pytest
+from derivation_reports import report_for
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -13,14 +13,8 @@ settings.register_profile("slow", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-@lru_cache(maxsize=None)
-def report_for(name: str):
-    """Run a bundled derivation once per test session."""
-    from otbound.engine.bundled import load_derivation
-    from otbound.engine.derivation import run
-    return run(load_derivation(name))
-
-
 @pytest.fixture
 def derivation_report():
+    """:func:`derivation_reports.report_for`: a bundled derivation's report, derived once per
+    worker."""
     return report_for

@@ -23,7 +23,14 @@ def test_list_names_the_bundled_derivations(capsys):
     assert [line.split()[0] for line in out.splitlines()] == sorted(NAMES + EPOCH_LEVEL)
 
 
-@pytest.mark.parametrize("name", NAMES)
+JSON_BY_DEFAULT = ("001-thm-4.1", "wr-substitution", "wor-group-substitution", "002-thm-3.3")
+"""Symbolic validity, no statement, a statement for one variant only, and tighter than the
+statement; the slow run takes every derivation (``derive --all`` runs each by default)."""
+
+
+@pytest.mark.parametrize("name", [
+    name if name in JSON_BY_DEFAULT else pytest.param(name, marks=pytest.mark.slow)
+    for name in NAMES])
 def test_json_report_of_each_derivation(capsys, name):
     code, out, _ = run_cli(capsys, "derive", name, "--json")
     report = json.loads(out)

@@ -6,6 +6,7 @@ from fractions import Fraction
 from types import SimpleNamespace
 
 import pytest
+from derivation_reports import by_derivation, report_for
 
 from otbound import run
 from otbound.engine import Case, CountIs, Everything
@@ -20,10 +21,10 @@ SEEDS = ["001-prop-E.4", "001-prop-E.5", "001-thm-3.6", "001-thm-4.1", "001-thm-
          "001-thm-F.3", "003-thm-3.7"]
 
 
-@pytest.mark.parametrize("name", SEEDS)
+@pytest.mark.parametrize("name", by_derivation(SEEDS))
 def test_the_search_finds_a_compatible_coupling_and_the_same_bound_for_every_seed(name):
-    derivation = load_derivation(name)
-    given, searched = run(derivation), run(with_searched_couplings(derivation))
+    given = report_for(name)
+    searched = run(with_searched_couplings(load_derivation(name)))
     assert searched.valid and searched.d_compatible
     for hand, found in zip(given.variants, searched.variants):
         for case in found.cases:

@@ -3,6 +3,7 @@
 from dataclasses import replace
 
 import pytest
+from derivation_reports import by_derivation
 
 from otbound.engine import Copy, Coupling, InsertInRandomOrder, ReplaceGroup, problem, statement
 from otbound.engine.bundled import bundled_derivations, load_derivation
@@ -23,7 +24,7 @@ def test_catalogue_holds_the_bundled_derivations():
     assert sorted(d.name for _, d in bundled_derivations()) == sorted(NAMES + EPOCH_LEVEL)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", by_derivation(NAMES))
 def test_derivation_passes_every_check(name, derivation_report):
     report = derivation_report(name)
     assert report.valid and report.d_compatible and report.matches_published

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from derivation_reports import by_derivation, report_for
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -159,13 +160,11 @@ def test_the_independent_monte_carlo_is_consistent_and_refutes_a_lowered_bound(
         derivation, variant, case):
     from fractions import Fraction
 
-    from otbound.engine.bundled import load_derivation
-    from otbound.engine.derivation import run
     from otbound.engine.symbols import r
     from otbound.verify.independent_mc import CONSISTENT, VIOLATED, check_independent_mc, \
         case_instance
 
-    instance = case_instance(run(load_derivation(derivation)), variant, case,
+    instance = case_instance(report_for(derivation), variant, case,
                              {r: Fraction(1, 2)})
     mechanism = otbound.discrete_gaussian(1.0)
     row = check_independent_mc(instance, mechanism, 0.5, 200_000, np.random.default_rng(3))
@@ -175,22 +174,21 @@ def test_the_independent_monte_carlo_is_consistent_and_refutes_a_lowered_bound(
     assert lowered.verdict == VIOLATED
 
 
-@pytest.mark.parametrize("derivation", ["001-prop-E.4", "001-thm-4.1"])
+@pytest.mark.parametrize("derivation", by_derivation(["001-prop-E.4", "001-thm-4.1"]))
 def test_the_verifier_finds_it_tight_and_sound_on_poisson_derivations(derivation):
     """By exact enumeration at N ≤ 4: the soundness search over integer Lipschitz functions,
     the published statements, and on every single-term instance the tightness of the worst
     case and the mutated bounds caught — K = 1 and groups of 2 (the collinear pattern, which no
     seed proves for the discrete Gaussian)."""
-    from otbound.engine.bundled import load_derivation
     from otbound.verify.mutations import check_mutations
     from otbound.verify.tightness import check_tightness
     from otbound.verify.verification import instances, verify_derivation
 
     mechanism = otbound.discrete_gaussian(1.0)
-    report = verify_derivation(load_derivation(derivation), max_n=4, samples=60,
+    report = verify_derivation(report_for(derivation), max_n=4, samples=60,
                                mechanisms=(mechanism,), mc_draws=20_000)
     assert report.passed, [f for f in report.findings if not f.passed]
-    single = [instance for instance in instances(load_derivation(derivation), 4)
+    single = [instance for instance in instances(report_for(derivation), 4)
               if len(instance.terms) == 1]
     rows = [row for instance in single
             for row in check_tightness(instance, mechanism, [2.0, 8.0], [0.5])]

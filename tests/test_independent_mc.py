@@ -6,15 +6,13 @@ import json
 import math
 import re
 from fractions import Fraction
-from functools import lru_cache
 
 import numpy as np
 import pytest
 from cli_runs import run_cli
+from derivation_reports import report_for
 
 from otbound.engine import symbols
-from otbound.engine.bundled import load_derivation
-from otbound.engine.derivation import run
 from otbound.errors import UnsupportedOperation
 from otbound.numerics.mechanisms import gaussian, laplace, randomized_response
 from otbound.verify import divergence
@@ -29,14 +27,9 @@ from otbound.verify.verification import verify_derivation
 EPSILON = 0.5
 
 
-@lru_cache(maxsize=None)
-def _report(name: str):
-    return run(load_derivation(name))
-
-
 def _instance(name: str, variant: str, case: str, values: dict, size: int) -> Instance:
     """The case of the bundled derivation at ``values`` on datasets of ``size`` records."""
-    return case_instance(_report(name), variant, case, values, size)
+    return case_instance(report_for(name), variant, case, values, size)
 
 
 # One documented configuration per case of a bundled derivation with a tight mechanism, and
@@ -194,7 +187,7 @@ def test_cli_default_draws_match_the_module():
 
 def test_no_monte_carlo_row_that_cannot_catch_a_lowered_bound_says_consistent():
     """Old and new Monte Carlo rows: "consistent" only with the lower end above 0.95 × bound."""
-    report = verify_derivation(_report("001-prop-E.4"), max_n=6, samples=10, mc_draws=20_000)
+    report = verify_derivation(report_for("001-prop-E.4"), max_n=6, samples=10, mc_draws=20_000)
     rows = [f for f in report.findings if "Monte Carlo" in f.check]
     assert {f.verdict for f in rows} >= {CONSISTENT, UNINFORMATIVE}
     for row in rows:

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis import target
+from derivation_reports import by_derivation, report_for
 from published import rr_thm_g1
 
 from otbound.choices import Quantity
@@ -66,15 +67,15 @@ def test_claimed_bounds_are_attained_by_their_worst_case(name, mechanism):
         assert abs(f.observed - f.bound) <= 1e-10 * max(f.bound, 1e-300)
 
 
-@pytest.mark.parametrize("path, derivation", ONE_STEP, ids=lambda x: getattr(x, "name", ""))
-def test_every_derivation_passes_verification(path, derivation, record_property):
+@pytest.mark.parametrize("name", by_derivation(d.name for _, d in ONE_STEP))
+def test_every_derivation_passes_verification(name, record_property):
     """Exact enumeration up to N = 5 (6 where the groups need it) and 1000 sampled functions (seconds per derivation); the
     slow target goes to N = 7 and 10,000 below."""
     smallest = {"wor-group-substitution": 6}   # its groups need N >= 6
-    report = verify_derivation(derivation, max_n=smallest.get(derivation.name, 5), samples=1000,
+    report = verify_derivation(report_for(name), max_n=smallest.get(name, 5), samples=1000,
                                seed=0)
     record_property("worst_soundness_ratio", report.worst_ratio)
-    print(f"{derivation.name}: {report.soundness_cases} cases, worst ratio {report.worst_ratio:.9f}")
+    print(f"{name}: {report.soundness_cases} cases, worst ratio {report.worst_ratio:.9f}")
     assert report.passed, report.to_text()
     assert report.soundness_cases >= 1000 and report.worst_ratio <= 1 + 1e-9
     # the largest ratio is over non-trivial comparisons: its bound is above 0

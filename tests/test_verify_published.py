@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import sympy as sp
 from cli_runs import run_cli, write_derivation
+from derivation_reports import by_derivation, report_for
 
 from otbound.engine.bound import problem, statement
 from otbound.engine.bundled import bundled_derivations, load_derivation
-from otbound.engine.derivation import run
 from otbound.engine.epoch_derivation import EpochDerivation
 from otbound.engine.symbols import r
 from otbound.numerics.mechanisms import gaussian
@@ -122,11 +122,10 @@ def test_a_distance_constraint_raised_is_sound_and_looser():
     json.dumps(report.to_json())   # infinite ratios are written as strings: valid JSON
 
 
-@pytest.mark.parametrize("name", [d.name for _, d in bundled_derivations()
-                                  if not isinstance(d, EpochDerivation)])
+@pytest.mark.parametrize("name", by_derivation(d.name for _, d in bundled_derivations()
+                                                if not isinstance(d, EpochDerivation)))
 def test_bundled_published_statements_are_sound_and_identical(name):
-    derivation = load_derivation(name)
-    report = run(derivation)
+    report = report_for(name)
     with_statement = [v for v in report.variants if v.variant.statement() is not None]
     result = verify_derivation(report, max_n=max(4, smallest_max_n(report)), samples=20, seed=0)
     assert result.passed, result.to_text()
