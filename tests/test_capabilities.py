@@ -48,9 +48,6 @@ ROUTE_CHOICES = {
     "accounting/pld.py": (1, "prefetching leaves a case whose one-step PLD refuses in the "
                              "numerics layer (its profile) for compose_plds to refuse; "
                              "composed_plds' own refusals are values"),
-    "audit/references.py": (1, "otbound's tight and agnostic bounds (numerics one_step.rdp and "
-                               "adp: the tight method's solvers, the three-point order limit, "
-                               "no agnostic bound) refuse by raising"),
 }
 """``except UnsupportedOperation`` that chooses a route (which answer to take), how often, and
 why it is left: each catches only refusals raised in the numerics layer, which do not return
@@ -112,9 +109,10 @@ def test_only_the_listed_sites_catch_a_refusal():
 
 def test_route_choices_left_are_the_listed_ones():
     route_choices = sum(count for count, _ in ROUTE_CHOICES.values())
-    assert route_choices == 5 < ROUTE_CHOICES_BEFORE
+    assert route_choices == 4 < ROUTE_CHOICES_BEFORE
     assert not ROUTE_CHOICES.keys() & REPORTED.keys()
-    for module in ("accounting/profiles.py", "accounting/rdp.py", "audit/reference_wor.py"):
+    for module in ("accounting/profiles.py", "accounting/rdp.py", "audit/reference_wor.py",
+                   "audit/references.py"):
         assert module not in _found(), module
 
 
@@ -216,6 +214,63 @@ def test_the_relaxed_wor_reference_refuses_as_a_value():
     assert refused == Refusal("the relaxation is solved for the Gaussian (001 Thm. H.12)")
     assert not isinstance(relaxed_substitution_bound(setting, otbound.gaussian(2.0), 8.0),
                           Refusal)
+
+
+def test_the_reference_takes_the_agnostic_bound_where_the_tight_one_refuses(monkeypatch):
+    """No single construction (WOR substitution, Gaussian): the reference is the smaller of
+    otbound's tight and agnostic bounds; a refused certificate is the tight method's answer (a
+    value), so the agnostic bound is taken, and where that refuses too its reason is the
+    reference's."""
+    from otbound.audit.references import subsampled_reference
+    from otbound.choices import Quantity
+    from otbound.numerics import one_step, three_point
+
+    setting = otbound.Subsampling("wor", batch_size=2, dataset_size=10, substitutions=1)
+    mechanism = otbound.gaussian(1.0)
+    tight = subsampled_reference(setting, mechanism, Quantity.RDP, 4.0)
+    assert tight.witness.startswith("otbound's tight bound")
+    monkeypatch.setattr(three_point.ThreePointMaximum, "enclosure",
+                        lambda self, order: Refusal(f"no certificate at order {order}"))
+    assert (one_step.rdp_or_refusal(setting, mechanism, "tight", [4.0])
+            == Refusal("no certificate at order 4"))
+    agnostic = subsampled_reference(setting, mechanism, Quantity.RDP, 4.0)
+    assert agnostic.witness.startswith("otbound's agnostic bound")
+    assert agnostic.upper == rdp(setting, mechanism, "agnostic", [4.0])[0].value > tight.upper
+    monkeypatch.setattr(one_step, "_agnostic_rdp", lambda *args: Refusal("no agnostic bound"))
+    assert (subsampled_reference(setting, mechanism, Quantity.RDP, 4.0)
+            == Refusal("no agnostic bound"))
+
+
+def test_the_agnostic_refusal_is_a_value_and_raised_where_asked(monkeypatch):
+    from otbound.numerics import one_step
+
+    setting = otbound.Subsampling("poisson", rate=0.1)
+    mechanism = otbound.gaussian(1.0)
+    monkeypatch.setattr(one_step, "baseline_bounds", lambda *args: [])
+    monkeypatch.setattr(one_step, "_couplings", lambda terms: [])
+    refused = one_step.adp_or_refusal(setting, mechanism, "agnostic", [0.5])
+    assert isinstance(refused, Refusal) and "no mechanism-agnostic bound" in refused.reason
+    with pytest.raises(UnsupportedOperation, match="no mechanism-agnostic bound"):
+        one_step.rdp(setting, mechanism, "agnostic", [2.0])
+
+
+def test_the_post_hoc_order_limit_is_the_rdp_attempts_answer():
+    """The K = 1 bound of a WOR group under substitution is the certified three-point maximum
+    (orders up to 256): at the accountant's orders up to 1024 the post-hoc curve refuses, as a
+    value the RDP attempt answers (not raised), and accountant='rdp' raises it unchanged."""
+    from otbound.accounting.profiles import profile_guarantee
+    from otbound.choices import Conversion, Method
+    from otbound.numerics.one_step import rdp_or_refusal
+
+    setting = otbound.Subsampling("wor", batch_size=2, dataset_size=10, substitutions=2)
+    mechanism = otbound.gaussian(1.0)
+    refused = profile_guarantee(setting, mechanism, Method.POSTHOC, 10, Accountant.RDP,
+                                delta=1e-5, epsilon=None, conversion=Conversion.OPTIMAL,
+                                discretisation=1e-3)
+    assert isinstance(refused, Refusal) and "alpha up to 128, got 1024" in refused.reason
+    assert rdp_or_refusal(setting, mechanism, "posthoc", [1024.0]) == refused
+    with pytest.raises(UnsupportedOperation, match="alpha up to 128, got 1024"):
+        rdp(setting, mechanism, "posthoc", [1024.0])
 
 
 def test_solve_asks_the_mechanism_before_it_calls_the_solver():
