@@ -38,16 +38,22 @@ def bundled_derived(name, structural):
     return bundled(name, **structural)
 
 ROUTE_CHOICES = {
-    "accounting/accountant.py": (3, "refusals raised below the accounting layer (numerics: no "
-                                    "mechanism-agnostic bound, the post-hoc order limit, a "
-                                    "three-point certificate, an epoch's Rényi series, "
-                                    "NumericBound's 'no reliable number') inside an attempt of "
-                                    "best_guarantee, a scouting PLD (then the final PLD) and "
-                                    "the RDP curves of _rdp_bounds (then no pre-bounds); the "
-                                    "accounting layer's own refusals are values"),
+    "accounting/accountant.py": (3, "refusals raised below the accounting layer, computed deep "
+                                    "in the numerics: inside an attempt of best_guarantee (a "
+                                    "one-step PLD's or a per-step profile's callback: adp "
+                                    "refusing in it, an epoch's likelihood-ratio range; the "
+                                    "post-hoc search's K = 1 bound; NumericBound's 'no "
+                                    "reliable number' guard anywhere), a scouting PLD (then "
+                                    "the final PLD), and the RDP curves of _rdp_bounds (only "
+                                    "the 'no reliable number' guard: an epoch's Rényi series "
+                                    "is asked first, rdp.curves_refusal); the accounting "
+                                    "layer's own refusals and one_step's (rdp_or_refusal) "
+                                    "are values"),
     "accounting/pld.py": (1, "prefetching leaves a case whose one-step PLD refuses in the "
-                             "numerics layer (its profile) for compose_plds to refuse; "
-                             "composed_plds' own refusals are values"),
+                             "numerics layer (its profile: an epoch's likelihood-ratio range, "
+                             "the 'no reliable number' guard) for compose_plds to refuse, at "
+                             "the final discretisation; composed_plds' own refusals are "
+                             "values"),
 }
 """``except UnsupportedOperation`` that chooses a route (which answer to take), how often, and
 why it is left: each catches only refusals raised in the numerics layer, which do not return
@@ -271,6 +277,33 @@ def test_the_post_hoc_order_limit_is_the_rdp_attempts_answer():
     assert rdp_or_refusal(setting, mechanism, "posthoc", [1024.0]) == refused
     with pytest.raises(UnsupportedOperation, match="alpha up to 128, got 1024"):
         rdp(setting, mechanism, "posthoc", [1024.0])
+
+
+def test_an_epochs_renyi_series_is_asked_before_the_curves():
+    """An epoch's law without its one-step pair has no Rényi series: the RDP attempt answers
+    that refusal (a value: under best the PLD answers and the reason is kept), and the PLD's
+    pre-bounds are not computed (no curves are asked for)."""
+    from otbound.accounting.accountant import _rdp_bounds, composed_guarantee
+    from otbound.accounting.rdp import curves_refusal
+    from otbound.accounting.steps import Step
+    from otbound.numerics.allocation import Allocation, EpochPair
+    from otbound.numerics.ratio_laws import gaussian_law
+
+    pair = EpochPair(Allocation(10, 1, gaussian_law(1.0)), "remove")
+    step = Step((((0.0, [pair]),),), 3, ("epoch",), {})
+    reason = "the Rényi divergence of an epoch needs the one-step pair"
+    refused = curves_refusal([step])
+    assert isinstance(refused, Refusal) and refused.reason.startswith(reason)
+    assert composed_guarantee([step], "rdp", delta=1e-5) == refused
+    found = composed_guarantee([step], "best", delta=1e-5)
+    assert isinstance(found, Guarantee) and found.accountant is Accountant.PLD
+    assert found.details["compared"]["rdp"] == {"unavailable": refused.reason}
+
+    def curves():
+        raise AssertionError("the curves were computed")
+
+    three = Step((((0.0, [pair]),),) * 3, 3, ("epoch",), {})
+    assert _rdp_bounds([three], curves, 1e-5, None) == [math.inf] * 3
 
 
 def test_solve_asks_the_mechanism_before_it_calls_the_solver():
