@@ -38,19 +38,22 @@ def bundled_derived(name, structural):
     return bundled(name, **structural)
 
 ROUTE_CHOICES = {
-    "accounting/accountant.py": (3, "refusals raised below the accounting layer (numerics: no "
-                                    "mechanism-agnostic bound, the post-hoc order limit, a "
-                                    "three-point certificate, an epoch's Rényi series, "
-                                    "NumericBound's 'no reliable number') inside an attempt of "
-                                    "best_guarantee, a scouting PLD (then the final PLD) and "
-                                    "the RDP curves of _rdp_bounds (then no pre-bounds); the "
-                                    "accounting layer's own refusals are values"),
+    "accounting/accountant.py": (3, "refusals raised below the accounting layer, computed deep "
+                                    "in the numerics: inside an attempt of best_guarantee (a "
+                                    "one-step PLD's or a per-step profile's callback: adp "
+                                    "refusing in it, an epoch's likelihood-ratio range; the "
+                                    "post-hoc search's K = 1 bound; NumericBound's 'no "
+                                    "reliable number' guard anywhere), a scouting PLD (then "
+                                    "the final PLD), and the RDP curves of _rdp_bounds (only "
+                                    "the 'no reliable number' guard: an epoch's Rényi series "
+                                    "is asked first, rdp.curves_refusal); the accounting "
+                                    "layer's own refusals and one_step's (rdp_or_refusal) "
+                                    "are values"),
     "accounting/pld.py": (1, "prefetching leaves a case whose one-step PLD refuses in the "
-                             "numerics layer (its profile) for compose_plds to refuse; "
-                             "composed_plds' own refusals are values"),
-    "audit/references.py": (1, "otbound's tight and agnostic bounds (numerics one_step.rdp and "
-                               "adp: the tight method's solvers, the three-point order limit, "
-                               "no agnostic bound) refuse by raising"),
+                             "numerics layer (its profile: an epoch's likelihood-ratio range, "
+                             "the 'no reliable number' guard) for compose_plds to refuse, at "
+                             "the final discretisation; composed_plds' own refusals are "
+                             "values"),
 }
 """``except UnsupportedOperation`` that chooses a route (which answer to take), how often, and
 why it is left: each catches only refusals raised in the numerics layer, which do not return
@@ -112,9 +115,10 @@ def test_only_the_listed_sites_catch_a_refusal():
 
 def test_route_choices_left_are_the_listed_ones():
     route_choices = sum(count for count, _ in ROUTE_CHOICES.values())
-    assert route_choices == 5 < ROUTE_CHOICES_BEFORE
+    assert route_choices == 4 < ROUTE_CHOICES_BEFORE
     assert not ROUTE_CHOICES.keys() & REPORTED.keys()
-    for module in ("accounting/profiles.py", "accounting/rdp.py", "audit/reference_wor.py"):
+    for module in ("accounting/profiles.py", "accounting/rdp.py", "audit/reference_wor.py",
+                   "audit/references.py"):
         assert module not in _found(), module
 
 
@@ -216,6 +220,90 @@ def test_the_relaxed_wor_reference_refuses_as_a_value():
     assert refused == Refusal("the relaxation is solved for the Gaussian (001 Thm. H.12)")
     assert not isinstance(relaxed_substitution_bound(setting, otbound.gaussian(2.0), 8.0),
                           Refusal)
+
+
+def test_the_reference_takes_the_agnostic_bound_where_the_tight_one_refuses(monkeypatch):
+    """No single construction (WOR substitution, Gaussian): the reference is the smaller of
+    otbound's tight and agnostic bounds; a refused certificate is the tight method's answer (a
+    value), so the agnostic bound is taken, and where that refuses too its reason is the
+    reference's."""
+    from otbound.audit.references import subsampled_reference
+    from otbound.choices import Quantity
+    from otbound.numerics import one_step, three_point
+
+    setting = otbound.Subsampling("wor", batch_size=2, dataset_size=10, substitutions=1)
+    mechanism = otbound.gaussian(1.0)
+    tight = subsampled_reference(setting, mechanism, Quantity.RDP, 4.0)
+    assert tight.witness.startswith("otbound's tight bound")
+    monkeypatch.setattr(three_point.ThreePointMaximum, "enclosure",
+                        lambda self, order: Refusal(f"no certificate at order {order}"))
+    assert (one_step.rdp_or_refusal(setting, mechanism, "tight", [4.0])
+            == Refusal("no certificate at order 4"))
+    agnostic = subsampled_reference(setting, mechanism, Quantity.RDP, 4.0)
+    assert agnostic.witness.startswith("otbound's agnostic bound")
+    assert agnostic.upper == rdp(setting, mechanism, "agnostic", [4.0])[0].value > tight.upper
+    monkeypatch.setattr(one_step, "_agnostic_rdp", lambda *args: Refusal("no agnostic bound"))
+    assert (subsampled_reference(setting, mechanism, Quantity.RDP, 4.0)
+            == Refusal("no agnostic bound"))
+
+
+def test_the_agnostic_refusal_is_a_value_and_raised_where_asked(monkeypatch):
+    from otbound.numerics import one_step
+
+    setting = otbound.Subsampling("poisson", rate=0.1)
+    mechanism = otbound.gaussian(1.0)
+    monkeypatch.setattr(one_step, "baseline_bounds", lambda *args: [])
+    monkeypatch.setattr(one_step, "_couplings", lambda terms: [])
+    refused = one_step.adp_or_refusal(setting, mechanism, "agnostic", [0.5])
+    assert isinstance(refused, Refusal) and "no mechanism-agnostic bound" in refused.reason
+    with pytest.raises(UnsupportedOperation, match="no mechanism-agnostic bound"):
+        one_step.rdp(setting, mechanism, "agnostic", [2.0])
+
+
+def test_the_post_hoc_order_limit_is_the_rdp_attempts_answer():
+    """The K = 1 bound of a WOR group under substitution is the certified three-point maximum
+    (orders up to 256): at the accountant's orders up to 1024 the post-hoc curve refuses, as a
+    value the RDP attempt answers (not raised), and accountant='rdp' raises it unchanged."""
+    from otbound.accounting.profiles import profile_guarantee
+    from otbound.choices import Conversion, Method
+    from otbound.numerics.one_step import rdp_or_refusal
+
+    setting = otbound.Subsampling("wor", batch_size=2, dataset_size=10, substitutions=2)
+    mechanism = otbound.gaussian(1.0)
+    refused = profile_guarantee(setting, mechanism, Method.POSTHOC, 10, Accountant.RDP,
+                                delta=1e-5, epsilon=None, conversion=Conversion.OPTIMAL,
+                                discretisation=1e-3)
+    assert isinstance(refused, Refusal) and "alpha up to 128, got 1024" in refused.reason
+    assert rdp_or_refusal(setting, mechanism, "posthoc", [1024.0]) == refused
+    with pytest.raises(UnsupportedOperation, match="alpha up to 128, got 1024"):
+        rdp(setting, mechanism, "posthoc", [1024.0])
+
+
+def test_an_epochs_renyi_series_is_asked_before_the_curves():
+    """An epoch's law without its one-step pair has no Rényi series: the RDP attempt answers
+    that refusal (a value: under best the PLD answers and the reason is kept), and the PLD's
+    pre-bounds are not computed (no curves are asked for)."""
+    from otbound.accounting.accountant import _rdp_bounds, composed_guarantee
+    from otbound.accounting.rdp import curves_refusal
+    from otbound.accounting.steps import Step
+    from otbound.numerics.allocation import Allocation, EpochPair
+    from otbound.numerics.ratio_laws import gaussian_law
+
+    pair = EpochPair(Allocation(10, 1, gaussian_law(1.0)), "remove")
+    step = Step((((0.0, [pair]),),), 3, ("epoch",), {})
+    reason = "the Rényi divergence of an epoch needs the one-step pair"
+    refused = curves_refusal([step])
+    assert isinstance(refused, Refusal) and refused.reason.startswith(reason)
+    assert composed_guarantee([step], "rdp", delta=1e-5) == refused
+    found = composed_guarantee([step], "best", delta=1e-5)
+    assert isinstance(found, Guarantee) and found.accountant is Accountant.PLD
+    assert found.details["compared"]["rdp"] == {"unavailable": refused.reason}
+
+    def curves():
+        raise AssertionError("the curves were computed")
+
+    three = Step((((0.0, [pair]),),) * 3, 3, ("epoch",), {})
+    assert _rdp_bounds([three], curves, 1e-5, None) == [math.inf] * 3
 
 
 def test_solve_asks_the_mechanism_before_it_calls_the_solver():

@@ -94,6 +94,8 @@ def composed_guarantee(steps: list[Step], accountant: Accountant | str = Account
         return answer
 
     def by_rdp() -> Guarantee | Refusal:   # under best, after the PLD: sharpened to beat it
+        if (refused := rdp.curves_refusal(steps)) is not None:
+            return refused
         beat = _answer(found[Accountant.PLD], delta) if Accountant.PLD in found else math.inf
         return _rdp_guarantee(steps, rdp.worst_curve(curves()), delta, epsilon, conversion,
                               beat)
@@ -241,7 +243,7 @@ def _pld_guarantee(steps: list[Step], curves: Callable[[], list], delta: float |
 
     scouted: set[int] = set()
 
-    bounds = _rdp_bounds(curves, cases, delta, epsilon)
+    bounds = _rdp_bounds(steps, curves, delta, epsilon)
     found: dict[int, tuple[int, float, Guarantee | None]] = {
         case: (BY_RDP, bound, None) for case, bound in enumerate(bounds)}
     while True:
@@ -310,15 +312,18 @@ def _answer(guarantee: Guarantee, delta: float | None) -> float:
     return guarantee.epsilon if delta is not None else guarantee.delta
 
 
-def _rdp_bounds(curves: Callable[[], list], cases: int, delta: float | None,
+def _rdp_bounds(steps: list[Step], curves: Callable[[], list], delta: float | None,
                 epsilon: float | None) -> list[float]:
     """Each case's RDP bound (ε at ``delta``, or δ at ``epsilon``); unbounded with two cases
-    or fewer (not worth the time), or where a case's curve is infinite at every order."""
-    if cases <= 2:
+    or fewer (not worth the time), where the curves refuse (asked first:
+    :func:`~otbound.accounting.rdp.curves_refusal`), or where a case's curve is infinite at
+    every order."""
+    cases = len(steps[0].cases)
+    if cases <= 2 or rdp.curves_refusal(steps) is not None:
         return [math.inf] * cases
     try:
         found = curves()
-    except UnsupportedOperation:   # raised below this layer (numerics): no pre-bounds
+    except UnsupportedOperation:   # numerics' 'no reliable number' guard: no pre-bounds
         return [math.inf] * cases
     if not all(np.isfinite(curve.epsilons).any() for curve in found):
         return [math.inf] * cases

@@ -27,8 +27,7 @@ from otbound.errors import Refusal
 from otbound.numerics.hockey_stick import tolerating
 from otbound.numerics.limits import MAX_EPSILON, show
 from otbound.numerics.mechanisms import Mechanism
-from otbound.numerics.one_step import adp
-from otbound.numerics.one_step import rdp as rdp_bounds
+from otbound.numerics.one_step import adp, rdp_or_refusal
 from otbound.numerics.settings import Subsampling
 from otbound.numerics.units import posthoc_unit
 
@@ -80,8 +79,13 @@ def _unless_vacuous(attempts: dict[Accountant, Attempt]) -> dict[Accountant, Att
 def _rdp_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method, count: int,
                    delta: float | None, epsilon: float | None,
                    conversion: Conversion) -> Guarantee | Refusal:
+    """The RDP accountant on ``method``'s per-step curve, or its refusal as a value (the
+    post-hoc order limit, no mechanism-agnostic bound: :func:`~otbound.numerics.one_step.
+    rdp_or_refusal`), or the conversion's."""
     orders = rdp.DEFAULT_ORDERS
-    bounds = rdp_bounds(setting, mechanism, method, orders)
+    bounds = rdp_or_refusal(setting, mechanism, method, orders)
+    if isinstance(bounds, Refusal):
+        return bounds
     curve = rdp.RdpCurve(orders, np.array([b.value for b in bounds])) * count
     guarantee = finish_guarantee(Accountant.RDP, curve, count, delta, epsilon, conversion)
     if isinstance(guarantee, Refusal):

@@ -15,6 +15,7 @@ from otbound.accounting.prefixes import Prefixes
 from otbound.accounting.steps import Step, check_composable
 from otbound.choices import Conversion
 from otbound.errors import InvalidSpecification, Refusal
+from otbound.numerics.allocation import EpochPair
 from otbound.numerics.one_step import RenyiBranch, cases_log_psi
 from otbound.numerics.renyi import check_orders
 from otbound.numerics.three_point import ThreePointMaximum, certifying_orders
@@ -79,6 +80,18 @@ def case_curves(steps: list[Step], orders=DEFAULT_ORDERS,
 
     return prefixes.fold(("rdp", orders.tobytes()), steps, repeated,
                          lambda total, more: [a + b for a, b in zip(total, more)])
+
+
+def curves_refusal(steps: list[Step], orders=DEFAULT_ORDERS) -> Refusal | None:
+    """Why :func:`case_curves` cannot answer at ``orders``: the first refusal of a pair that
+    can refuse (an epoch's pair: :meth:`~otbound.numerics.allocation.EpochPair.refusal`, whose
+    series are then kept for the curves), once per distinct step; else ``None``."""
+    orders = check_orders(orders)
+    for step in {id(step.cases): step for step in steps}.values():
+        for pair in (p for case in step.cases for _, pairs in case for p in pairs):
+            if isinstance(pair, EpochPair) and (found := pair.refusal(orders)) is not None:
+                return found
+    return None
 
 
 def compose_rdp(steps: list[Step], orders=DEFAULT_ORDERS) -> RdpCurve:

@@ -201,13 +201,14 @@ def wor_substitution(setting: Subsampling, mechanism: Mechanism, alpha: float) -
     otbound's own bound (:func:`~otbound.audit.references.subsampled`) and the relaxed Gaussian
     bound as the upper end; the best of :func:`substitution_constructions` (or otbound's own
     worst case, where it has one) as the lower end."""
-    from otbound.audit.references import subsampled_reference
+    from otbound.audit.references import constructions_only_mode, subsampled_reference
     from otbound.numerics.mixtures import per_order
 
     alpha = float(alpha)
-    own = subsampled_reference(setting, mechanism, Quantity.RDP, alpha)
-    if isinstance(own, Refusal):   # constructions-only mode: the search needs those only
-        own = Reference(None, None)
+    found = subsampled_reference(setting, mechanism, Quantity.RDP, alpha)
+    # constructions-only mode (the search needs those only); otherwise a refusal is raised
+    own = (Reference(None, None) if isinstance(found, Refusal) and constructions_only_mode()
+           else granted(found))
     upper, published = own.upper, own.published
     relaxation = relaxed_substitution_bound(setting, mechanism, alpha)
     if not isinstance(relaxation, Refusal):

@@ -19,7 +19,7 @@ import numpy as np
 
 from otbound.audit.claims import Reference, Witness
 from otbound.choices import Quantity, SchemeKind
-from otbound.errors import Refusal, UnsupportedOperation, granted, required
+from otbound.errors import Refusal, granted, required
 from otbound.numerics.mechanisms import Mechanism, describe
 from otbound.numerics.pairs import FinitePair, MixturePair
 from otbound.numerics.settings import Subsampling
@@ -57,8 +57,8 @@ def subsampled(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
 def subsampled_reference(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
                          at: float) -> Reference | Refusal:
     """:func:`subsampled`'s reference, or the refusal of :func:`constructions_only` mode where
-    the setting has no single worst-case construction."""
-    from otbound.numerics.one_step import adp, rdp
+    the setting has no single worst-case construction, or, where it has none and neither of
+    otbound's tight and agnostic bounds answers, the agnostic bound's refusal."""
 
     candidates: list[tuple[object, np.ndarray, tuple[str, tuple[tuple[str, ...], ...],
                                                      tuple[str, ...]]]] = []
@@ -71,21 +71,10 @@ def subsampled_reference(setting: Subsampling, mechanism: Mechanism, quantity: Q
         problem = terms[0].problem
         candidates += [(pair, values, (where, sides, problem.constraints.labels))
                        for pair, values in mechanism.worst_components(problem)]
-    if not candidates:   # the smaller of otbound's sound bounds (tight: e.g. 001 Thm. 3.6's
-        if constructions_only_mode():                          # certified three-point bound)
+    if not candidates:
+        if constructions_only_mode():
             return Refusal("no single worst-case construction")
-        evaluate = rdp if quantity is Quantity.RDP else adp
-        values = {}
-        for method in ("tight", "agnostic"):
-            try:
-                values[method] = evaluate(setting, mechanism, method, [at])[0]
-            except UnsupportedOperation:
-                if method == "agnostic" and not values:
-                    raise
-        method = min(values, key=lambda m: values[m].value)
-        return Reference(values[method].value, None,
-                         f"otbound's {method} bound; no single worst-case construction",
-                         published=_published(values[method].source))
+        return _own_bound(setting, mechanism, quantity, at)
     judged = [(_divergence(pair, quantity, at), pair, values, where)
               for pair, values, where in candidates]
     upper = max(entry[0].value for entry in judged)
@@ -96,6 +85,29 @@ def subsampled_reference(setting: Subsampling, mechanism: Mechanism, quantity: Q
     return Reference(upper * scale, max(lower, 0.0) * scale,
                      _witness(setting, *where, mechanism, pair, on_components),
                      lambda: _precise(pair, quantity, at) * scale)
+
+
+def _own_bound(setting: Subsampling, mechanism: Mechanism, quantity: Quantity,
+               at: float) -> Reference | Refusal:
+    """The smaller of otbound's sound bounds, tight (e.g. 001 Thm. 3.6's certified three-point
+    bound) and agnostic, as a reference with no lower end; each method's refusal is a value
+    (:func:`~otbound.numerics.one_step.rdp_or_refusal`): one that refuses is left out, and
+    where both do, the agnostic bound's refusal is the answer."""
+    from otbound.numerics.one_step import adp_or_refusal, rdp_or_refusal
+
+    evaluate = rdp_or_refusal if quantity is Quantity.RDP else adp_or_refusal
+    answers = {method: evaluate(setting, mechanism, method, [at])
+               for method in ("tight", "agnostic")}
+    refusals = {method: found for method, found in answers.items()
+                if isinstance(found, Refusal)}
+    values = {method: found[0] for method, found in answers.items()
+              if not isinstance(found, Refusal)}
+    if not values:
+        return refusals["agnostic"]
+    method = min(values, key=lambda m: values[m].value)
+    return Reference(values[method].value, None,
+                     f"otbound's {method} bound; no single worst-case construction",
+                     published=_published(values[method].source))
 
 
 def _published(source: str) -> str:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from otbound.choices import DEFAULT_DISCRETISATION
-from otbound.errors import InvalidSpecification, required
+from otbound.errors import InvalidSpecification, Refusal, required
 from otbound.numerics.dense_pld import DensePmf
 from otbound.numerics.ratio_laws import RatioLaw
 from otbound.numerics.ratio_sums import ContractedSum, LogGrid, SpreadSum, repeated
@@ -285,10 +285,17 @@ class EpochPair:
 
     def log_psi_curve(self, alphas):
         """``log Ψ_α`` of one epoch at every order, rounded up
-        (:mod:`otbound.numerics.allocation_renyi`)."""
+        (:mod:`otbound.numerics.allocation_renyi`); refused (raised) as :meth:`refusal`."""
         from otbound.numerics.allocation_renyi import epoch_log_psi
 
         return epoch_log_psi(self.epoch, self.direction, alphas, upper_sum)
+
+    def refusal(self, alphas) -> Refusal | None:
+        """Why :meth:`log_psi_curve` cannot answer at ``alphas``, or ``None`` (its series are
+        computed and kept: :func:`~otbound.numerics.allocation_renyi.epoch_refusal`)."""
+        from otbound.numerics.allocation_renyi import epoch_refusal
+
+        return epoch_refusal(self.epoch, self.direction, alphas, upper_sum)
 
 
 @functools.lru_cache(maxsize=64)

@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from otbound.errors import UnsupportedOperation
+from otbound.errors import Refusal, granted
 from otbound.numerics.pairs import log_sum_exp
 from otbound.numerics.rounding import EPS, NumericBound
 
@@ -56,20 +56,35 @@ CHERNOFF_ORDERS = np.geomspace(1e-4, 1e3, 141)
 def epoch_log_psi(epoch, direction: str, alphas: np.ndarray, spread) -> list[NumericBound]:
     """``log Ψ_α`` of one epoch's pair in ``direction`` (``"remove"``: ``Ψ_α(P_k ‖ Q)``,
     ``"add"``: ``Ψ_α(Q ‖ P_k)``) at every order, rounded up; ``spread(law, m)`` is the spread
-    sum ``S⁺`` of ``m`` ratios."""
+    sum ``S⁺`` of ``m`` ratios. Refused (raised) as :func:`epoch_refusal` refuses."""
     alphas = np.asarray(alphas, dtype=float)
+    if (refused := epoch_refusal(epoch, direction, alphas, spread)) is not None:
+        raise refused.error()
     top = int(math.ceil(alphas.max()))
-    if top > MAX_EPOCH_ORDER:
-        raise UnsupportedOperation(f"the Rényi divergence of a random-allocation epoch is "
-                                   f"bounded at orders up to {MAX_EPOCH_ORDER}; got "
-                                   f"{alphas.max():g}")
     value, error = np.zeros(top + 1), np.zeros(top + 1)
     for size, count in epoch.blocks:
-        found, found_error = _one_of(epoch.law, size, direction, max(top, 2), spread)
+        found, found_error = granted(_one_of(epoch.law, size, direction, max(top, 2), spread))
         value[:found.size] += count * found[:top + 1]
         error[:found.size] += count * found_error[:top + 1]
     return [NumericBound.rounded_up(*_between_integers(value, error, float(alpha)))
             for alpha in alphas]
+
+
+def epoch_refusal(epoch, direction: str, alphas, spread) -> Refusal | None:
+    """Why :func:`epoch_log_psi` cannot answer at ``alphas`` (an order above
+    :data:`MAX_EPOCH_ORDER`, a law without its one-step pair, a removal's power series that
+    lost its precision), or ``None``: the series it needs are computed (and kept,
+    :func:`_one_of`), so that a route can ask before it calls."""
+    alphas = np.asarray(alphas, dtype=float)
+    top = int(math.ceil(alphas.max()))
+    if top > MAX_EPOCH_ORDER:
+        return Refusal(f"the Rényi divergence of a random-allocation epoch is bounded at "
+                       f"orders up to {MAX_EPOCH_ORDER}; got {alphas.max():g}")
+    for size, _ in epoch.blocks:
+        if isinstance(found := _one_of(epoch.law, size, direction, max(top, 2), spread),
+                      Refusal):
+            return found
+    return None
 
 
 def _between_integers(value: np.ndarray, error: np.ndarray, alpha: float
@@ -84,11 +99,13 @@ def _between_integers(value: np.ndarray, error: np.ndarray, alpha: float
 
 
 @functools.lru_cache(maxsize=32)
-def _one_of(law, size: int, direction: str, top: int, spread) -> tuple[np.ndarray, np.ndarray]:
-    """``log Ψ_n`` and its error at ``n = 0 … top`` of one of ``size`` steps."""
+def _one_of(law, size: int, direction: str, top: int,
+            spread) -> tuple[np.ndarray, np.ndarray] | Refusal:
+    """``log Ψ_n`` and its error at ``n = 0 … top`` of one of ``size`` steps, or why not (a law
+    without its one-step pair, a removal's series that lost its precision)."""
     if law.pair is None:
-        raise UnsupportedOperation("the Rényi divergence of an epoch needs the one-step pair its "
-                                   "likelihood ratio comes from")
+        return Refusal("the Rényi divergence of an epoch needs the one-step pair its "
+                       "likelihood ratio comes from")
     if direction == "remove":
         return _removal(law.pair, size, top)
     if size == 1:   # the mechanism itself
@@ -105,8 +122,9 @@ def _log_moments(pair, top: int) -> np.ndarray:
     return np.concatenate([[0.0, 0.0], [bound.value for bound in found]])
 
 
-def _removal(pair, size: int, top: int) -> tuple[np.ndarray, np.ndarray]:
-    """``log E_Q[(S/m)^n] = log(n! [x^n] f(x)^m) − n log m`` in arb (module docstring)."""
+def _removal(pair, size: int, top: int) -> tuple[np.ndarray, np.ndarray] | Refusal:
+    """``log E_Q[(S/m)^n] = log(n! [x^n] f(x)^m) − n log m`` in arb (module docstring), or a
+    refusal where the series loses its precision at 16 times the working one."""
     from flint import arb, arb_series, ctx
 
     log_moments = _log_moments(pair, top)
@@ -121,7 +139,7 @@ def _removal(pair, size: int, top: int) -> tuple[np.ndarray, np.ndarray]:
             if all(ball > 0 and ball.rad() <= SERIES_WIDTH * ball.mid() for ball in balls):
                 break
             if ctx.prec > 16 * SERIES_PRECISION:
-                raise UnsupportedOperation("the removal's power series lost its precision")
+                return Refusal("the removal's power series lost its precision")
             ctx.prec *= 2
         logs = [ball.log() - n * arb(size).log() for n, ball in enumerate(balls)]
         upper = np.array([float(ball.upper()) for ball in logs])

@@ -24,7 +24,8 @@ import numpy as np
 from otbound.choices import Quantity, SchemeKind
 from otbound.engine.bound import ConstraintMatrix
 from otbound.engine.relations import BatchRelation
-from otbound.errors import InternalError, InvalidSpecification, UnsupportedOperation, required
+from otbound.errors import (InternalError, InvalidSpecification, Refusal, UnsupportedOperation,
+                            granted, required)
 from otbound.numerics import three_point
 from otbound.numerics.closed_forms import LogValues, Tree, as_text, symbols_of
 from otbound.numerics.compiled_bound import (CompiledCase, CompiledProblem, DerivedBound,
@@ -540,12 +541,13 @@ def with_definitions(derivation: "Derivation", derived: DerivedBound,
 
 
 def solved_cases(cases: list[list[Term]], mechanism,
-                 quantity: Quantity = Quantity.ADP) -> tuple[list[list], How]:
+                 quantity: Quantity = Quantity.ADP) -> tuple[list[list], How] | Refusal:
     """Dominating pairs for every case (as branches: log-probability and pairs), and how they
     were found: the solver registry's answer for each problem (:func:`~otbound.numerics.
     solvers.solve`: the mechanism's worst case of the problem, tight, or of a registered sound
     relaxation), else a mechanism-agnostic bound — by joint convexity over the product coupling
-    of the two mixtures, ``Σ_ij w_i v_j · pair(D[L_i, R_j])`` — each said so."""
+    of the two mixtures, ``Σ_ij w_i v_j · pair(D[L_i, R_j])`` — each said so; or the refusal of
+    a product coupling with unconstrained components (:func:`_product_branches`)."""
     solved, relaxed, agnostic = [], [], []
     for terms in cases:
         branches = []
@@ -553,7 +555,10 @@ def solved_cases(cases: list[list[Term]], mechanism,
             solution = solve(problem, mechanism, quantity)
             if solution.pairs is None:
                 agnostic.append(solution.refusal)
-                branches.extend(_product_branches(log_probability, problem, mechanism))
+                product = _product_branches(log_probability, problem, mechanism)
+                if isinstance(product, Refusal):
+                    return product
+                branches.extend(product)
                 continue
             if solution.relaxation is not None:
                 relaxed.append(f"{solution.relaxation}; {solution.refusal}")
@@ -578,11 +583,15 @@ def solved_cases(cases: list[list[Term]], mechanism,
 def agnostic_cases(cases: list[list[Term]], mechanism) -> list[list]:
     """Every term through the product coupling (mechanism-agnostic, by joint convexity)."""
     return [[branch for log_probability, problem in terms
-             for branch in _product_branches(log_probability, problem, mechanism)]
+             for branch in granted(_product_branches(log_probability, problem, mechanism))]
             for terms in cases]
 
 
-def _product_branches(log_probability: float, problem: NumericProblem, mechanism) -> list:
+def _product_branches(log_probability: float, problem: NumericProblem,
+                      mechanism) -> list | Refusal:
+    """One term's branches through the product coupling (joint convexity): each pair of
+    components of positive weight at its distance, or the refusal of a pair at an unbounded
+    distance (no group privacy profile reaches it)."""
     distances = problem.closed().array[:problem.left.size, problem.left.size:]
     branches = []
     for i, log_w in enumerate(problem.left):
@@ -590,7 +599,7 @@ def _product_branches(log_probability: float, problem: NumericProblem, mechanism
             if log_w == -math.inf or log_v == -math.inf:
                 continue
             if not math.isfinite(distances[i, j]):
-                raise UnsupportedOperation(
+                return Refusal(
                     f"components L{i + 1} and R{j + 1} are unconstrained "
                     f"({problem.constraints.describe()}): no bound through the "
                     f"{mechanism.name} mechanism's group privacy profile")

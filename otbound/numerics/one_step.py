@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 
 from otbound.choices import Method, Quantity, SchemeKind
-from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice, required
+from otbound.errors import (InvalidSpecification, Refusal, UnsupportedOperation, as_choice,
+                            granted, required)
 from otbound.numerics.baselines import balle, baseline_bounds
 from otbound.numerics.certified import (certified_delta_curve, certified_log_psi_curve,
                                         certified_mode, certifying)
@@ -54,27 +55,40 @@ def rdp(setting: Setting, mechanism: Mechanism, method: Method | str,
         alphas, certified: bool = False) -> list[NumericBound]:
     """``ε(α)`` for every order; each value is an upper bound with its error estimate.
     ``certified``: every dominating pair's divergence is a rigorous enclosure's upper end
-    (:mod:`otbound.numerics.certified`), the enclosure's width its error."""
+    (:mod:`otbound.numerics.certified`), the enclosure's width its error. Refused (raised) as
+    :func:`rdp_or_refusal` refuses."""
+    return granted(rdp_or_refusal(setting, mechanism, method, alphas, certified))
+
+
+def rdp_or_refusal(setting: Setting, mechanism: Mechanism, method: Method | str,
+               alphas, certified: bool = False) -> list[NumericBound] | Refusal:
+    """:func:`rdp`'s bounds, or why ``method`` has none here: found where it is found (no
+    mechanism-agnostic bound for a case, a product coupling at an unbounded distance, a
+    three-point certificate, the post-hoc order limit, an epoch-level setting's method), so
+    that a route can take another method."""
     if certified:
-        _check_certified(setting, method)
+        if (refused := _certified_refusal(method)) is not None:
+            return refused
         with certified_mode():
-            return rdp(setting, mechanism, method, alphas)
+            return rdp_or_refusal(setting, mechanism, method, alphas)
     setting, method = _check_inputs(setting, mechanism, method)
     alphas = check_orders(alphas)
     if setting.epoch_level:
-        return _monotone(_epoch_bounds(setting, mechanism, method, alphas, Quantity.RDP),
-                         alphas).as_list()
-    evaluate = {Method.TIGHT: _tight_rdp, Method.AGNOSTIC: _agnostic_rdp,
-                Method.POSTHOC: _posthoc_rdp}[method]
-    return _monotone(evaluate(setting, mechanism, alphas), alphas).as_list()
+        found = _epoch_bounds(setting, mechanism, method, alphas, Quantity.RDP)
+    else:
+        evaluate = {Method.TIGHT: _tight_rdp, Method.AGNOSTIC: _agnostic_rdp,
+                    Method.POSTHOC: _posthoc_rdp}[method]
+        found = evaluate(setting, mechanism, alphas)
+    return found if isinstance(found, Refusal) else _monotone(found, alphas).as_list()
 
 
-def _check_certified(setting, method: Method | str) -> None:
+def _certified_refusal(method: Method | str) -> Refusal | None:
     """Certified mode encloses the divergences of dominating pairs; the agnostic method uses
     the mechanism's closed-form profile instead, and is refused."""
     if as_choice(Method, method, "method") is Method.AGNOSTIC:
-        raise UnsupportedOperation("certified mode encloses the divergences of dominating pairs: "
-                                   "use method='tight' or method='posthoc'")
+        return Refusal("certified mode encloses the divergences of dominating pairs: "
+                       "use method='tight' or method='posthoc'")
+    return None
 
 
 def _check_inputs(setting, mechanism: Mechanism,
@@ -98,8 +112,15 @@ def solved(setting, mechanism: Mechanism,
            quantity: Quantity = Quantity.ADP) -> tuple[list[list[Branch]], How]:
     """The dominating pairs of the setting's bound, per case, and how they were found: the
     mechanism's exact solver where it applies (for Rényi divergences, its Rényi solvers),
-    else a sound relaxation or the product coupling, said so
-    (:func:`otbound.numerics.derived.solved_cases`)."""
+    else a sound relaxation or the product coupling, said so; refused (raised) as
+    :func:`solutions` refuses."""
+    return granted(solutions(setting, mechanism, quantity))
+
+
+def solutions(setting, mechanism: Mechanism, quantity: Quantity = Quantity.ADP
+              ) -> tuple[list[list[Branch]], How] | Refusal:
+    """:func:`solved`'s pairs, or the refusal of a product coupling with unconstrained
+    components (:func:`otbound.numerics.derived.solved_cases`)."""
     from otbound.numerics.derived import solved_cases
 
     return solved_cases(setting.cases(), mechanism, quantity)
@@ -207,14 +228,19 @@ def _pair_log_psi(pair, alphas: np.ndarray, limit: bool) -> Bounds:
 
 
 def _tight_rdp(setting, mechanism: Mechanism, alphas: np.ndarray, limit: bool = True,
-               uncovered: bool = True) -> Bounds:
+               uncovered: bool = True) -> Bounds | Refusal:
     """The setting's bound through its dominating pairs; where a case has no exact solver, the
     smaller of that sound bound and the agnostic one (both sound: the best is reported). With
     ``uncovered``, the certified three-point solver's values (the upper ends of enclosures, not
     exact values) are compared with the agnostic bound too, which stands alone at the orders it
     does not cover (above :data:`~otbound.numerics.three_point_formula.MAX_ORDER`); without,
-    such orders are refused and nothing is compared (the post-hoc search's many calls)."""
-    branches, how = solved(setting, mechanism, Quantity.RDP)
+    such orders are refused and nothing is compared (the post-hoc search's many calls). A
+    refusal is the answer where the pairs, a certificate they need or the agnostic bound
+    compared with them refuse."""
+    solution = solutions(setting, mechanism, Quantity.RDP)
+    if isinstance(solution, Refusal):
+        return solution
+    branches, how = solution
     covered = np.ones(alphas.size, dtype=bool)
     enclosed = False
     for pair in (p for case in branches for _, pairs in case for p in pairs):
@@ -222,8 +248,14 @@ def _tight_rdp(setting, mechanism: Mechanism, alphas: np.ndarray, limit: bool = 
             enclosed = True
             covered &= pair.covers(alphas)
     if how.basis is Basis.TIGHT and covered.all() and not enclosed:   # nothing compared
+        if (refused := _certificates_refusal(branches, alphas)) is not None:
+            return refused
         return per_order(maximum(cases_log_psi(branches, alphas, limit)), alphas)
     best = _agnostic_rdp(setting, mechanism, alphas)
+    if isinstance(best, Refusal):
+        return best
+    if (refused := _certificates_refusal(branches, alphas[covered])) is not None:
+        return refused
     if covered.any():
         at = alphas[covered]
         found = per_order(maximum(cases_log_psi(branches, at, limit)), at)
@@ -236,24 +268,41 @@ def _tight_rdp(setting, mechanism: Mechanism, alphas: np.ndarray, limit: bool = 
     return best
 
 
+def _certificates_refusal(branches: Sequence[Sequence[RenyiBranch]], alphas: np.ndarray
+                          ) -> Refusal | None:
+    """The first refusal of a certified three-point maximum among the pairs at ``alphas`` (an
+    order it does not cover, a certificate that fails: :meth:`ThreePointMaximum.refusal`,
+    which computes and keeps the certificates), or ``None``."""
+    if not alphas.size:
+        return None
+    for pair in (p for case in branches for _, pairs in case for p in pairs):
+        if isinstance(pair, ThreePointMaximum) and (found := pair.refusal(alphas)) is not None:
+            return found
+    return None
+
+
 PAIRS = {Basis.TIGHT: "the dominating pairs (tight)",
          Basis.RELAXED: "the dominating pairs of a relaxation (sound, not tight)",
          Basis.AGNOSTIC: "the product coupling's pairs (sound, not tight)"}
 """How each value from dominating pairs is named (where it is compared with other bounds)."""
 
 
-def _agnostic_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
+def _agnostic_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds | Refusal:
     """Through the base mechanism's group privacy profile only: per case, the smallest of the
     couplings of the bound's mixtures (joint convexity) and of the published bounds that apply
-    to the case's scheme and shape (:mod:`otbound.numerics.baselines`)."""
+    to the case's scheme and shape (:mod:`otbound.numerics.baselines`); refused where a case
+    has none (:func:`_smallest`)."""
     profile = _once_per_distance(mechanism.group_log_psi)
     cases = []
     for terms, shape in zip(setting.cases(), setting.shapes()):
         bounds = [per_order(profile_mixture(weights, distances, profile, alphas),
                             alphas).named(name)
                   for name, weights, distances in _couplings(terms)]
-        cases.append(_smallest(bounds + baseline_bounds(setting, shape, Quantity.RDP, mechanism,
-                                                        profile, alphas), setting, mechanism))
+        case = _smallest(bounds + baseline_bounds(setting, shape, Quantity.RDP, mechanism,
+                                                  profile, alphas), setting, mechanism)
+        if isinstance(case, Refusal):
+            return case
+        cases.append(case)
     return maximum(cases)
 
 
@@ -280,10 +329,10 @@ DIAGONAL = "joint convexity over 001 Thm. 3.6's coupling"
 BALLE = "Balle et al. 2018's advanced joint convexity"
 
 
-def _smallest(bounds: list[Bounds], setting, mechanism: Mechanism) -> Bounds:
+def _smallest(bounds: list[Bounds], setting, mechanism: Mechanism) -> Bounds | Refusal:
     """The smallest of the sound bounds of one case, or a refusal where there is none."""
     if not bounds:
-        raise UnsupportedOperation(
+        return Refusal(
             f"no mechanism-agnostic bound for the {mechanism.name} mechanism under "
             f"{setting.summary()}: a case has mixture components at unbounded distance")
     return minimum(bounds)
@@ -335,23 +384,24 @@ def _diagonal_coupling(problem: NumericProblem) -> tuple[np.ndarray, np.ndarray]
     return problem.left, np.diag(_distances(problem))
 
 
-def _posthoc_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds:
+def _posthoc_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds | Refusal:
     """Mironov's group property on the K = 1 tight bound of the setting's scheme; since
     ``ε(α) ≤ ε(α')`` for ``α' ≥ α``, the order ``max(α, α*)`` is used, ``α*`` minimising the
-    group bound."""
+    group bound. Refused above the orders the K = 1 bound covers at the group's depth (asked
+    before the search); a refusal of the K = 1 bound inside the search is raised."""
     single, size = unit_of(setting)
     depth = math.ceil(math.log2(size)) if size > 1 else 0
 
     def group(orders: np.ndarray) -> Bounds:
         # the certified three-point solver's orders are not searched over (seconds each)
-        return _mironov_group(lambda o: _tight_rdp(single, mechanism, o, False, False),
+        return _mironov_group(lambda o: granted(_tight_rdp(single, mechanism, o, False, False)),
                               np.atleast_1d(orders), depth)
 
     if depth == 0:
-        return group(alphas)
+        return _tight_rdp(single, mechanism, alphas, False, False)
     highest = min(MAX_ALPHA, _highest_tight_order(single, mechanism) / 2 ** depth)
     if alphas.max() > highest:
-        raise UnsupportedOperation(
+        return Refusal(
             f"the post-hoc bound for a group of {size} reads the K = 1 bound at {2 ** depth} "
             f"times the order, and the K = 1 bound here (001 Thm. 3.6's certified three-point "
             f"maximum) covers orders up to {highest * 2 ** depth:g}: alpha up to {highest:g}, "
@@ -411,20 +461,21 @@ def _minimiser(objective: Callable[[np.ndarray], np.ndarray], low: float, high: 
 # --- one epoch --------------------------------------------------------------------------------
 
 def _epoch_bounds(setting, mechanism: Mechanism, method: Method, points: np.ndarray,
-                  quantity: Quantity) -> Bounds:
+                  quantity: Quantity) -> Bounds | Refusal:
     """ε(α) (RDP) or δ(ε) of one epoch of an epoch-level setting: the largest over its cases
     of its worst case's pairs, composed as often as the step repeats per epoch (RDP adds up;
-    δ(ε) of repeated steps needs their composition, which ``account`` does)."""
+    δ(ε) of repeated steps needs their composition, which ``account`` does); refused for
+    another method, and for δ(ε) of repeated steps."""
     if method is not Method.TIGHT:
-        raise UnsupportedOperation(f"{setting.summary()} is bounded by its derived worst case "
-                                   "(method='tight')")
+        return Refusal(f"{setting.summary()} is bounded by its derived worst case "
+                       "(method='tight')")
     cases, repeats, _, _ = setting.solved(mechanism)
     if quantity.renyi:
         found = per_order(maximum(cases_log_psi(cases, points)), points)
         return Bounds(rounded_up(found.upper * repeats, found.upper), found.estimate * repeats)
     if repeats != 1:
-        raise UnsupportedOperation(f"one epoch of {setting.summary()} is {repeats} steps "
-                                   "composed: its δ(ε) is `otbound account ... --epochs 1`")
+        return Refusal(f"one epoch of {setting.summary()} is {repeats} steps "
+                       "composed: its δ(ε) is `otbound account ... --epochs 1`")
     found = maximum([branches_delta(case, points) for case in cases])
     return Bounds(np.minimum(found.upper, 1.0), np.minimum(found.estimate, 1.0))
 
@@ -434,18 +485,28 @@ def _epoch_bounds(setting, mechanism: Mechanism, method: Method, points: np.ndar
 def adp(setting: Setting, mechanism: Mechanism, method: Method | str,
         epsilons, certified: bool = False) -> list[NumericBound]:
     """``δ(ε)`` for every ε; each value is an upper bound with its error estimate
-    (``certified``: see :func:`rdp`)."""
+    (``certified``: see :func:`rdp`). Refused (raised) as :func:`adp_or_refusal` refuses."""
+    return granted(adp_or_refusal(setting, mechanism, method, epsilons, certified))
+
+
+def adp_or_refusal(setting: Setting, mechanism: Mechanism, method: Method | str,
+               epsilons, certified: bool = False) -> list[NumericBound] | Refusal:
+    """:func:`adp`'s bounds, or why ``method`` has none here (as :func:`rdp_or_refusal`)."""
     if certified:
-        _check_certified(setting, method)
+        if (refused := _certified_refusal(method)) is not None:
+            return refused
         with certified_mode():
-            return adp(setting, mechanism, method, epsilons)
+            return adp_or_refusal(setting, mechanism, method, epsilons)
     setting, method = _check_inputs(setting, mechanism, method)
     epsilons = check_epsilons(epsilons)
     if setting.epoch_level:
-        return _monotone(_epoch_bounds(setting, mechanism, method, epsilons, Quantity.ADP), epsilons,
-                         decreasing=True).as_list()
-    result = _monotone(_delta_by_method(setting, mechanism, method, epsilons), epsilons,
-                       decreasing=True)
+        found = _epoch_bounds(setting, mechanism, method, epsilons, Quantity.ADP)
+        return found if isinstance(found, Refusal) else _monotone(
+            found, epsilons, decreasing=True).as_list()
+    delta = _delta_by_method(setting, mechanism, method, epsilons)
+    if isinstance(delta, Refusal):
+        return delta
+    result = _monotone(delta, epsilons, decreasing=True)
     sources = (None if result.sources is None
                else np.where(result.upper > 1.0, "δ ≤ 1 (trivial)", result.sources))
     return Bounds(np.minimum(result.upper, 1.0), np.minimum(result.estimate, 1.0),
@@ -453,19 +514,26 @@ def adp(setting: Setting, mechanism: Mechanism, method: Method | str,
 
 
 def _delta_by_method(setting, mechanism: Mechanism, method: Method,
-                     epsilons: np.ndarray) -> Bounds:
+                     epsilons: np.ndarray) -> Bounds | Refusal:
     """δ(ε) by ``method``. Below ε = 0 the agnostic and post-hoc bounds (proved for ε ≥ 0) give
     it through the swapped relation (:func:`_below_zero`); the tight bound gives it directly
-    too, and the smaller of the two is kept."""
+    too, and the smaller of the two is kept. The first refusal of a part is the answer."""
     compute = {Method.TIGHT: _tight_delta, Method.AGNOSTIC: _agnostic_delta,
                Method.POSTHOC: _posthoc_delta}[method]
     negative = epsilons < 0
     if not negative.any():
         return compute(setting, mechanism, epsilons)
     below = _below_zero(setting, mechanism, method, epsilons[negative])
+    if isinstance(below, Refusal):
+        return below
     if method is Method.TIGHT:
-        below = minimum([compute(setting, mechanism, epsilons[negative]), below])
+        direct = compute(setting, mechanism, epsilons[negative])
+        if isinstance(direct, Refusal):
+            return direct
+        below = minimum([direct, below])
     rest = compute(setting, mechanism, epsilons[~negative]) if (~negative).any() else None
+    if isinstance(rest, Refusal):
+        return rest
     upper, estimate = np.empty(epsilons.size), np.empty(epsilons.size)
     sources = np.empty(epsilons.size, dtype=object)
     for part, at in ((below, negative), (rest, ~negative)):
@@ -475,10 +543,14 @@ def _delta_by_method(setting, mechanism: Mechanism, method: Method,
     return Bounds(upper, estimate, None if any(v is None for v in sources) else sources)
 
 
-def _below_zero(setting, mechanism: Mechanism, method: Method, epsilons: np.ndarray) -> Bounds:
+def _below_zero(setting, mechanism: Mechanism, method: Method,
+                epsilons: np.ndarray) -> Bounds | Refusal:
     """δ(ε) at ε < 0 from the swapped relation's δ' at −ε > 0: ``H_{e^ε}(P ‖ Q) = 1 − e^ε +
-    e^ε H_{e^{−ε}}(Q ‖ P)`` (Zhu et al. 2022, Prop. 6), rounded up."""
-    mirrored = Bounds.of(adp(setting.swapped(), mechanism, method, -epsilons))
+    e^ε H_{e^{−ε}}(Q ‖ P)`` (Zhu et al. 2022, Prop. 6), rounded up; or its refusal."""
+    swapped = adp_or_refusal(setting.swapped(), mechanism, method, -epsilons)
+    if isinstance(swapped, Refusal):
+        return swapped
+    mirrored = Bounds.of(swapped)
     gap, scale = -np.expm1(epsilons), np.exp(epsilons)
     upper = (gap + scale * mirrored.upper) * (1 + 4 * EPS)
     return Bounds(upper, gap + scale * mirrored.estimate).named(
@@ -495,18 +567,23 @@ def branches_delta(branches: Sequence[Branch], epsilons: np.ndarray,
     return weighted_sum([log_weight for log_weight, _ in branches], worst)
 
 
-def _tight_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
+def _tight_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds | Refusal:
     """As :func:`_tight_rdp`, for δ(ε)."""
-    branches, how = solved(setting, mechanism)
+    solution = solutions(setting, mechanism)
+    if isinstance(solution, Refusal):
+        return solution
+    branches, how = solution
     found = maximum([branches_delta(b, epsilons) for b in branches])
     if how.basis is Basis.TIGHT or (epsilons < 0).any():
         # nothing compared (no name), or below ε = 0, where the agnostic bound does not apply
         # directly (adp compares it through the swapped relation)
         return found
-    return minimum([found.named(PAIRS[how.basis]), _agnostic_delta(setting, mechanism, epsilons)])
+    agnostic = _agnostic_delta(setting, mechanism, epsilons)
+    return agnostic if isinstance(agnostic, Refusal) else minimum(
+        [found.named(PAIRS[how.basis]), agnostic])
 
 
-def _agnostic_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
+def _agnostic_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds | Refusal:
     """As :func:`_agnostic_rdp`, for δ(ε)."""
     profile = _once_per_distance(mechanism.group_delta)
     cases = []
@@ -521,8 +598,11 @@ def _agnostic_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Boun
                        for _, weights, distances in couplings]
         bounds += [_balle_group(weights, distances, profile, epsilons).named(BALLE)
                    for weights, distances in _shared_component(terms)]
-        cases.append(_smallest(bounds + baseline_bounds(setting, shape, Quantity.ADP, mechanism,
-                                                        profile, epsilons), setting, mechanism))
+        case = _smallest(bounds + baseline_bounds(setting, shape, Quantity.ADP, mechanism,
+                                                  profile, epsilons), setting, mechanism)
+        if isinstance(case, Refusal):
+            return case
+        cases.append(case)
     return maximum(cases)
 
 
@@ -559,7 +639,7 @@ def _shared_component(terms: list[Term]) -> list[tuple[np.ndarray, np.ndarray]]:
     return [(terms[0].log_probability + terms[0].problem.left, reach)]
 
 
-def _posthoc_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds:
+def _posthoc_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds | Refusal:
     """``(Kε₁, Σ_{k<K} e^{kε₁} δ₁(ε₁))`` from the K = 1 tight profile ``δ₁`` of the setting's
     scheme; any ``ε₁ ≤ ε/K`` is valid, and ``min(ε/K, ε₁*)`` is used, ``ε₁*`` minimising the
     group bound."""
@@ -567,7 +647,7 @@ def _posthoc_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bound
 
     def group(inner: np.ndarray) -> Bounds:
         inner = np.atleast_1d(inner)
-        base = _tight_delta(single, mechanism, inner)
+        base = granted(_tight_delta(single, mechanism, inner))
         # ε₁ ≤ POSTHOC_SEARCH/K keeps every term finite
         factor = np.array([math.fsum(math.exp(j * e) for j in range(k)) for e in inner])
         upper = base.upper * factor * (1 + 4 * k * EPS)
