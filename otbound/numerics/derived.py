@@ -21,18 +21,16 @@ from typing import TYPE_CHECKING, Mapping
 import mpmath as mp
 import numpy as np
 
-from otbound.choices import Quantity, SchemeKind
+from otbound.choices import SchemeKind
 from otbound.engine.bound import ConstraintMatrix
 from otbound.engine.relations import BatchRelation
-from otbound.errors import (InternalError, InvalidSpecification, Refusal, UnsupportedOperation,
-                            granted, required)
-from otbound.numerics import three_point
+from otbound.errors import (InternalError, InvalidSpecification, UnsupportedOperation,
+                            required)
 from otbound.numerics.closed_forms import LogValues, Tree, as_text, symbols_of
 from otbound.numerics.compiled_bound import (CompiledCase, CompiledProblem, DerivedBound,
                                              compiled)
 from otbound.numerics.limits import show
 from otbound.numerics.problems import NumericProblem, Term
-from otbound.numerics.solvers import Basis, How, solve
 
 if TYPE_CHECKING:
     from otbound.engine.derivation import Derivation
@@ -537,72 +535,3 @@ def with_definitions(derivation: "Derivation", derived: DerivedBound,
         found[str(symbol)] = str(sp.Float(value, DEFINITION_DIGITS)) if value.is_finite else None
     needed = derived.symbols
     return {k: v for k, v in values.items() if k not in inputs or k in needed} | found
-
-
-
-def solved_cases(cases: list[list[Term]], mechanism,
-                 quantity: Quantity = Quantity.ADP) -> tuple[list[list], How] | Refusal:
-    """Dominating pairs for every case (as branches: log-probability and pairs), and how they
-    were found: the solver registry's answer for each problem (:func:`~otbound.numerics.
-    solvers.solve`: the mechanism's worst case of the problem, tight, or of a registered sound
-    relaxation), else a mechanism-agnostic bound — by joint convexity over the product coupling
-    of the two mixtures, ``Σ_ij w_i v_j · pair(D[L_i, R_j])`` — each said so; or the refusal of
-    a product coupling with unconstrained components (:func:`_product_branches`)."""
-    solved, relaxed, agnostic = [], [], []
-    for terms in cases:
-        branches = []
-        for log_probability, problem in terms:
-            solution = solve(problem, mechanism, quantity)
-            if solution.pairs is None:
-                agnostic.append(solution.refusal)
-                product = _product_branches(log_probability, problem, mechanism)
-                if isinstance(product, Refusal):
-                    return product
-                branches.extend(product)
-                continue
-            if solution.relaxation is not None:
-                relaxed.append(f"{solution.relaxation}; {solution.refusal}")
-            branches.append((log_probability, solution.pairs))
-        solved.append(branches)
-    if not agnostic and not relaxed:
-        if three_point.enclosed(solved):
-            return solved, How(Basis.TIGHT, f"tight: {three_point.BASIS}")
-        return solved, How(Basis.TIGHT, f"tight: the worst case of the {mechanism.name} "
-                                        f"mechanism ({mechanism.worst_case_source})")
-    if not agnostic:
-        return solved, How(Basis.RELAXED, (
-            f"relaxed (sound, not tight): no exact {mechanism.name} solver for a constraint "
-            "pattern, so its constraints were loosened to 003 Thm. 3.7's pattern, which the "
-            f"{mechanism.name} solver solves exactly ({mechanism.worst_case_source}) "
-            f"({relaxed[0]})"))
-    return solved, How(Basis.AGNOSTIC, (
-        "mechanism-agnostic (joint convexity over the product coupling; sound, not tight): no "
-        f"exact {mechanism.name} solver for a constraint pattern ({agnostic[0]})"))
-
-
-def agnostic_cases(cases: list[list[Term]], mechanism) -> list[list]:
-    """Every term through the product coupling (mechanism-agnostic, by joint convexity)."""
-    return [[branch for log_probability, problem in terms
-             for branch in granted(_product_branches(log_probability, problem, mechanism))]
-            for terms in cases]
-
-
-def _product_branches(log_probability: float, problem: NumericProblem,
-                      mechanism) -> list | Refusal:
-    """One term's branches through the product coupling (joint convexity): each pair of
-    components of positive weight at its distance, or the refusal of a pair at an unbounded
-    distance (no group privacy profile reaches it)."""
-    distances = problem.closed().array[:problem.left.size, problem.left.size:]
-    branches = []
-    for i, log_w in enumerate(problem.left):
-        for j, log_v in enumerate(problem.right):
-            if log_w == -math.inf or log_v == -math.inf:
-                continue
-            if not math.isfinite(distances[i, j]):
-                return Refusal(
-                    f"components L{i + 1} and R{j + 1} are unconstrained "
-                    f"({problem.constraints.describe()}): no bound through the "
-                    f"{mechanism.name} mechanism's group privacy profile")
-            branches.append((log_probability + log_w + log_v,
-                             [mechanism.distance_pair(int(distances[i, j]))]))
-    return branches

@@ -6,7 +6,8 @@
   joint convexity: the product-coupling bound ``Σ_{i,j} w_i v_j D_{i+j}`` always, and where they
   apply the better of it and 001 Prop. E.4 (Zhu & Wang), Wang et al. 2019 Thm. 9 and 27 for RDP,
   003 Sec. 3.3 (Balle et al. 2018) for ADP with pure insertion or removal, Balle et al. 2018 for
-  sampling without replacement, 001 Prop. E.5 for K-fold substitution.
+  sampling without replacement, 001 Prop. E.5 for K-fold substitution
+  (:mod:`otbound.numerics.agnostic`).
 * ``posthoc`` — the K = 1 tight bound followed by the generic group privacy property: Mironov
   2017 Cor. 4 applied ⌈log₂ K⌉ times (001 App. B.1) for RDP, and
   ``(Kε₁, Σ_{k<K} e^{kε₁} δ(ε₁))`` for ADP.
@@ -25,23 +26,23 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
-from otbound.choices import Method, Quantity, SchemeKind
-from otbound.errors import (InvalidSpecification, Refusal, UnsupportedOperation, as_choice,
+from otbound.choices import Method, Quantity
+from otbound.errors import (InvalidSpecification, Refusal, as_choice,
                             granted, required)
-from otbound.numerics.baselines import balle, baseline_bounds
+from otbound.numerics.agnostic import agnostic_delta, agnostic_rdp
 from otbound.numerics.certified import (certified_delta_curve, certified_log_psi_curve,
                                         certified_mode, certifying)
 from otbound.numerics.hockey_stick import check_epsilons, hockey_stick_bounds
 from otbound.numerics.limits import MAX_ALPHA
 from otbound.numerics.mechanisms import Mechanism, Pair
-from otbound.numerics.mixtures import (mixture_log_psi, per_order, profile_mixture, rounded_up,
+from otbound.numerics.mixtures import (mixture_log_psi, per_order, rounded_up,
                                        weighted_sum)
-from otbound.numerics.problems import NumericProblem, Term
+from otbound.numerics.problems import Term
 from otbound.numerics.renyi import check_orders, log_psi_curve
 from otbound.numerics.rounding import EPS, SMALLEST, Bounds, NumericBound, maximum, minimum
 from otbound.numerics.settings import Setting, Subsampling
 from otbound.numerics.units import unit_of
-from otbound.numerics.solvers import Basis, How
+from otbound.numerics.solvers import Basis, How, solved_cases
 from otbound.numerics.three_point import MAX_ORDER, ThreePointMaximum
 from otbound.parallel import mapped
 
@@ -76,7 +77,7 @@ def rdp_or_refusal(setting: Setting, mechanism: Mechanism, method: Method | str,
     if setting.epoch_level:
         found = _epoch_bounds(setting, mechanism, method, alphas, Quantity.RDP)
     else:
-        evaluate = {Method.TIGHT: _tight_rdp, Method.AGNOSTIC: _agnostic_rdp,
+        evaluate = {Method.TIGHT: _tight_rdp, Method.AGNOSTIC: agnostic_rdp,
                     Method.POSTHOC: _posthoc_rdp}[method]
         found = evaluate(setting, mechanism, alphas)
     return found if isinstance(found, Refusal) else _monotone(found, alphas).as_list()
@@ -120,9 +121,7 @@ def solved(setting, mechanism: Mechanism,
 def solutions(setting, mechanism: Mechanism, quantity: Quantity = Quantity.ADP
               ) -> tuple[list[list[Branch]], How] | Refusal:
     """:func:`solved`'s pairs, or the refusal of a product coupling with unconstrained
-    components (:func:`otbound.numerics.derived.solved_cases`)."""
-    from otbound.numerics.derived import solved_cases
-
+    components (:func:`otbound.numerics.solvers.solved_cases`)."""
     return solved_cases(setting.cases(), mechanism, quantity)
 
 
@@ -251,7 +250,7 @@ def _tight_rdp(setting, mechanism: Mechanism, alphas: np.ndarray, limit: bool = 
         if (refused := _certificates_refusal(branches, alphas)) is not None:
             return refused
         return per_order(maximum(cases_log_psi(branches, alphas, limit)), alphas)
-    best = _agnostic_rdp(setting, mechanism, alphas)
+    best = agnostic_rdp(setting, mechanism, alphas)
     if isinstance(best, Refusal):
         return best
     if (refused := _certificates_refusal(branches, alphas[covered])) is not None:
@@ -285,103 +284,6 @@ PAIRS = {Basis.TIGHT: "the dominating pairs (tight)",
          Basis.RELAXED: "the dominating pairs of a relaxation (sound, not tight)",
          Basis.AGNOSTIC: "the product coupling's pairs (sound, not tight)"}
 """How each value from dominating pairs is named (where it is compared with other bounds)."""
-
-
-def _agnostic_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds | Refusal:
-    """Through the base mechanism's group privacy profile only: per case, the smallest of the
-    couplings of the bound's mixtures (joint convexity) and of the published bounds that apply
-    to the case's scheme and shape (:mod:`otbound.numerics.baselines`); refused where a case
-    has none (:func:`_smallest`)."""
-    profile = _once_per_distance(mechanism.group_log_psi)
-    cases = []
-    for terms, shape in zip(setting.cases(), setting.shapes()):
-        bounds = [per_order(profile_mixture(weights, distances, profile, alphas),
-                            alphas).named(name)
-                  for name, weights, distances in _couplings(terms)]
-        case = _smallest(bounds + baseline_bounds(setting, shape, Quantity.RDP, mechanism,
-                                                  profile, alphas), setting, mechanism)
-        if isinstance(case, Refusal):
-            return case
-        cases.append(case)
-    return maximum(cases)
-
-
-def _couplings(terms: list[Term]) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """The name, log-weights and distances of the couplings of a case's mixtures that joint
-    convexity allows: the product coupling of every term, and the diagonal one of a single
-    term with equal weights on both sides (001 Thm. 3.6); those with an unbounded distance are
-    left out."""
-    found: list[tuple[str, np.ndarray, np.ndarray]] = []
-    products = [_product_coupling(problem, log_probability)
-                for log_probability, problem in terms]
-    if all(_bounded(weights, distances) for weights, distances in products):
-        weights, distances = (np.concatenate(parts) for parts in zip(*products))
-        found.append((PRODUCT, weights, distances))
-    if len(terms) == 1 and np.array_equal(terms[0].problem.left, terms[0].problem.right):
-        weights, distances = _diagonal_coupling(terms[0].problem)
-        if np.all(np.isfinite(distances)):
-            found.append((DIAGONAL, terms[0].log_probability + weights, distances))
-    return found
-
-
-PRODUCT = "joint convexity over the product coupling"
-DIAGONAL = "joint convexity over 001 Thm. 3.6's coupling"
-BALLE = "Balle et al. 2018's advanced joint convexity"
-
-
-def _smallest(bounds: list[Bounds], setting, mechanism: Mechanism) -> Bounds | Refusal:
-    """The smallest of the sound bounds of one case, or a refusal where there is none."""
-    if not bounds:
-        return Refusal(
-            f"no mechanism-agnostic bound for the {mechanism.name} mechanism under "
-            f"{setting.summary()}: a case has mixture components at unbounded distance")
-    return minimum(bounds)
-
-
-def _once_per_distance(profile: Callable[[int, np.ndarray], Bounds]):
-    """The group privacy profile, evaluated once per distance and set of points (the product
-    coupling meets every distance up to ``K`` many times)."""
-    cache: dict = {}
-
-    def cached(distance: int, points) -> Bounds:
-        points = np.atleast_1d(np.asarray(points, dtype=float))
-        key = (distance, points.tobytes())
-        if key not in cache:
-            cache[key] = profile(distance, points)
-        return cache[key]
-
-    return cached
-
-
-def _distances(problem: NumericProblem) -> np.ndarray:
-    """The closed distance bounds between every left and every right component."""
-    closed = problem.closed().array
-    return closed[:problem.left.size, problem.left.size:]
-
-
-def _bounded(log_weights: np.ndarray, distances: np.ndarray) -> bool:
-    """Whether every pair of positive weight is at a bounded distance (else the coupling gives
-    no bound)."""
-    return bool(np.all(np.isfinite(distances[log_weights > -np.inf])))
-
-
-def _product_coupling(problem: NumericProblem,
-                      log_probability: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    """Log-weights and distances of the independent (product) coupling of a derived problem's
-    two mixtures, in a term of probability ``e^log_probability``: ``w_i v_j`` at distance
-    ``D[L_i, R_j]`` (by joint convexity, a mechanism-agnostic bound where every pair of
-    positive weight is at a bounded distance, :func:`_bounded`; for 003 Thm. 3.7
-    ``Binom(i | K₋, r) Binom(j | K₊, r)`` at ``i + j``)."""
-    weights = (log_probability + problem.left[:, None] + problem.right[None, :]).ravel()
-    return weights, _distances(problem).ravel()
-
-
-def _diagonal_coupling(problem: NumericProblem) -> tuple[np.ndarray, np.ndarray]:
-    """Log-weights and distances of the coupling that pairs component ``i`` on the left with
-    component ``i`` on the right (both mixtures have the same weights, as in 001 Thm. 3.6)."""
-    if not np.array_equal(problem.left, problem.right):
-        raise UnsupportedOperation("the diagonal coupling needs equal weights on both sides")
-    return problem.left, np.diag(_distances(problem))
 
 
 def _posthoc_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds | Refusal:
@@ -518,7 +420,7 @@ def _delta_by_method(setting, mechanism: Mechanism, method: Method,
     """δ(ε) by ``method``. Below ε = 0 the agnostic and post-hoc bounds (proved for ε ≥ 0) give
     it through the swapped relation (:func:`_below_zero`); the tight bound gives it directly
     too, and the smaller of the two is kept. The first refusal of a part is the answer."""
-    compute = {Method.TIGHT: _tight_delta, Method.AGNOSTIC: _agnostic_delta,
+    compute = {Method.TIGHT: _tight_delta, Method.AGNOSTIC: agnostic_delta,
                Method.POSTHOC: _posthoc_delta}[method]
     negative = epsilons < 0
     if not negative.any():
@@ -578,65 +480,9 @@ def _tight_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds 
         # nothing compared (no name), or below ε = 0, where the agnostic bound does not apply
         # directly (adp compares it through the swapped relation)
         return found
-    agnostic = _agnostic_delta(setting, mechanism, epsilons)
+    agnostic = agnostic_delta(setting, mechanism, epsilons)
     return agnostic if isinstance(agnostic, Refusal) else minimum(
         [found.named(PAIRS[how.basis]), agnostic])
-
-
-def _agnostic_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds | Refusal:
-    """As :func:`_agnostic_rdp`, for δ(ε)."""
-    profile = _once_per_distance(mechanism.group_delta)
-    cases = []
-    for terms, shape in zip(setting.cases(), setting.shapes()):
-        couplings = _couplings(terms)
-        bounds = [weighted_sum(weights[weights > -np.inf],
-                               [profile(int(d), epsilons) for d in distances[weights > -np.inf]]
-                               ).named(name)
-                  for name, weights, distances in couplings]
-        if setting.scheme is SchemeKind.POISSON and 0 in shape:   # pure insertion or removal
-            bounds += [_balle_group(weights, distances, profile, epsilons).named(BALLE)
-                       for _, weights, distances in couplings]
-        bounds += [_balle_group(weights, distances, profile, epsilons).named(BALLE)
-                   for weights, distances in _shared_component(terms)]
-        case = _smallest(bounds + baseline_bounds(setting, shape, Quantity.ADP, mechanism,
-                                                  profile, epsilons), setting, mechanism)
-        if isinstance(case, Refusal):
-            return case
-        cases.append(case)
-    return maximum(cases)
-
-
-def _balle_group(log_weights: np.ndarray, distances: np.ndarray, profile,
-                 epsilons: np.ndarray) -> Bounds:
-    """Balle et al. 2018's amplification by the probability ``η`` of the components at a
-    positive distance, with the base profile ``Σ_k w_k δ_{d_k} / η`` over them: 003 Sec. 3.3
-    for pure insertion or removal of ``K`` elements (``η = 1 − (1 − r)^K``), and a case with a
-    shared component (:func:`_shared_component`)."""
-    keep = np.flatnonzero((log_weights > -np.inf) & (distances > 0))
-    if not keep.size:
-        return Bounds(np.zeros(epsilons.size), np.zeros(epsilons.size))
-    log_eta = float(np.logaddexp.reduce(log_weights[keep]))
-    return balle(log_eta, lambda eps: weighted_sum(
-        log_weights[keep] - log_eta, [profile(int(distances[k]), eps) for k in keep]), epsilons)
-
-
-def _shared_component(terms: list[Term]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Balle et al. 2018's advanced joint convexity for a case whose two mixtures have equal
-    weights and share a component (``d(L_z, R_z) = 0``, as ``A₀ = E₀`` for sampling with
-    replacement under substitution): ``m = (1 − η) c + η m₁``, ``m' = (1 − η) c + η m₁'``, and
-    ``D_{e^{ε'}}(m ‖ m') = η D_{e^ε}(m₁ ‖ (1 − β) c + β m₁')`` is bounded by joint convexity,
-    pairing ``L_k`` with ``R_z`` and with ``R_k``: distance ``max(d(L_k, R_z), d(L_k, R_k))``.
-    Log-weights and those distances (empty where the pattern is absent)."""
-    if len(terms) != 1 or not np.array_equal(terms[0].problem.left, terms[0].problem.right):
-        return []
-    distances = _distances(terms[0].problem)
-    shared = np.flatnonzero(np.diag(distances) == 0)
-    if not shared.size:
-        return []
-    reach = np.maximum(distances[:, shared[0]], np.diag(distances))
-    if not np.all(np.isfinite(reach)):
-        return []
-    return [(terms[0].log_probability + terms[0].problem.left, reach)]
 
 
 def _posthoc_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds | Refusal:

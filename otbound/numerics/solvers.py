@@ -14,6 +14,9 @@ be larger. Each knows when it applies (it returns ``None`` otherwise):
   beyond the shared one);
 * :func:`relaxed_to_pattern` — 003 Thm. 3.7's pattern scaled by the smallest factor that
   covers the constraints (any number of components).
+
+:func:`solved_cases` solves every problem of a setting's cases so, and takes the product
+coupling (mechanism-agnostic) for a problem no solver answers.
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ from typing import Callable
 import numpy as np
 
 from otbound.choices import Quantity
+from otbound.errors import Refusal
 from otbound.engine.bound import ConstraintMatrix
-from otbound.numerics.problems import NumericProblem, PatternMatrix, insert_remove_pattern
+from otbound.numerics import three_point
+from otbound.numerics.problems import NumericProblem, PatternMatrix, Term, insert_remove_pattern
 
 
 class Basis(Enum):
@@ -167,3 +172,64 @@ RELAXATIONS: tuple[tuple[str, Callable[[NumericProblem], NumericProblem | None]]
     ("relaxed to 003 Thm. 3.7's pattern, scaled", relaxed_to_pattern),
 )
 """The sound relaxations, tightest first: ``(name, loosen)``."""
+
+
+def solved_cases(cases: list[list[Term]], mechanism,
+                 quantity: Quantity = Quantity.ADP) -> tuple[list[list], How] | Refusal:
+    """Dominating pairs for every case (as branches: log-probability and pairs), and how they
+    were found: the solver registry's answer for each problem (:func:`~otbound.numerics.
+    solvers.solve`: the mechanism's worst case of the problem, tight, or of a registered sound
+    relaxation), else a mechanism-agnostic bound — by joint convexity over the product coupling
+    of the two mixtures, ``Σ_ij w_i v_j · pair(D[L_i, R_j])`` — each said so; or the refusal of
+    a product coupling with unconstrained components (:func:`_product_branches`)."""
+    solved, relaxed, agnostic = [], [], []
+    for terms in cases:
+        branches = []
+        for log_probability, problem in terms:
+            solution = solve(problem, mechanism, quantity)
+            if solution.pairs is None:
+                agnostic.append(solution.refusal)
+                product = _product_branches(log_probability, problem, mechanism)
+                if isinstance(product, Refusal):
+                    return product
+                branches.extend(product)
+                continue
+            if solution.relaxation is not None:
+                relaxed.append(f"{solution.relaxation}; {solution.refusal}")
+            branches.append((log_probability, solution.pairs))
+        solved.append(branches)
+    if not agnostic and not relaxed:
+        if three_point.enclosed(solved):
+            return solved, How(Basis.TIGHT, f"tight: {three_point.BASIS}")
+        return solved, How(Basis.TIGHT, f"tight: the worst case of the {mechanism.name} "
+                                        f"mechanism ({mechanism.worst_case_source})")
+    if not agnostic:
+        return solved, How(Basis.RELAXED, (
+            f"relaxed (sound, not tight): no exact {mechanism.name} solver for a constraint "
+            "pattern, so its constraints were loosened to 003 Thm. 3.7's pattern, which the "
+            f"{mechanism.name} solver solves exactly ({mechanism.worst_case_source}) "
+            f"({relaxed[0]})"))
+    return solved, How(Basis.AGNOSTIC, (
+        "mechanism-agnostic (joint convexity over the product coupling; sound, not tight): no "
+        f"exact {mechanism.name} solver for a constraint pattern ({agnostic[0]})"))
+
+
+def _product_branches(log_probability: float, problem: NumericProblem,
+                      mechanism) -> list | Refusal:
+    """One term's branches through the product coupling (joint convexity): each pair of
+    components of positive weight at its distance, or the refusal of a pair at an unbounded
+    distance (no group privacy profile reaches it)."""
+    distances = problem.closed().array[:problem.left.size, problem.left.size:]
+    branches = []
+    for i, log_w in enumerate(problem.left):
+        for j, log_v in enumerate(problem.right):
+            if log_w == -math.inf or log_v == -math.inf:
+                continue
+            if not math.isfinite(distances[i, j]):
+                return Refusal(
+                    f"components L{i + 1} and R{j + 1} are unconstrained "
+                    f"({problem.constraints.describe()}): no bound through the "
+                    f"{mechanism.name} mechanism's group privacy profile")
+            branches.append((log_probability + log_w + log_v,
+                             [mechanism.distance_pair(int(distances[i, j]))]))
+    return branches
