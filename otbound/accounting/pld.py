@@ -249,8 +249,8 @@ def composed_plds(steps: list[Step], discretisation: float = DEFAULT_DISCRETISAT
                   prefixes: Prefixes | None = None) -> list[DensePLD] | Refusal:
     """:func:`compose_plds`'s PLDs, or the first refusal of a step's one-step PLD
     (:func:`case_pld_or_refusal`) or of its composition (:func:`composed_size_refusal`), case
-    by case and step by step: each step's one-step PLD is built (and kept) and asked before
-    anything is composed."""
+    by case and step by step: each step still to compose has its one-step PLD built (and kept)
+    and asked before anything is composed (those composed before were asked then)."""
     check_composable(steps)
     prefixes = Prefixes() if prefixes is None else prefixes
 
@@ -264,7 +264,7 @@ def composed_plds(steps: list[Step], discretisation: float = DEFAULT_DISCRETISAT
 
     chosen = range(len(steps[0].cases)) if cases is None else cases
     for case in chosen:
-        for step in steps:
+        for step in prefixes.unfolded(("pld", case, discretisation), steps):
             built = one(step, case)
             refused = (built if isinstance(built, Refusal)
                        else composed_size_refusal(built, step.count))

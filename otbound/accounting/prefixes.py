@@ -26,14 +26,24 @@ class Prefixes:
     def fold(self, key: Hashable, steps: list[Step], one: Callable[[Step], Folded],
              combine: Callable[[Folded, Folded], Folded]) -> Folded:
         """``combine(…combine(one(s₁), one(s₂))…, one(sₙ))``, from the longest kept prefix."""
-        known, value = self._folds.get(key, ((), None))
-        if len(known) > len(steps) or any(a is not b for a, b in zip(known, steps)):
-            known, value = (), None
-        for step in steps[len(known):]:
+        value = self._prefix(key, steps)[1]
+        for step in self.unfolded(key, steps):
             item = one(step)
             value = item if value is None else combine(value, item)
         self._folds[key] = (tuple(steps), value)
         return value
+
+    def unfolded(self, key: Hashable, steps: list[Step]) -> list[Step]:
+        """The steps :meth:`fold` would still call ``one`` on: those after the longest kept
+        prefix."""
+        return steps[len(self._prefix(key, steps)[0]):]
+
+    def _prefix(self, key: Hashable, steps: list[Step]) -> tuple[tuple[Step, ...], Any]:
+        """The steps folded under ``key`` and their fold, where they begin ``steps``."""
+        known, value = self._folds.get(key, ((), None))
+        if len(known) > len(steps) or any(a is not b for a, b in zip(known, steps)):
+            return (), None
+        return known, value
 
     def kept(self, key: Hashable, steps: list[Step]) -> tuple[object, list[object]]:
         """What :meth:`fold` keeps under ``key`` for ``steps``, and what :meth:`once` keeps
