@@ -19,17 +19,23 @@ from otbound.numerics.pairs import MixturePair, Side
 from otbound.verify.noise_references import density_reference
 
 
-def _log_density(pair: MixturePair, side: Side, z):
+def _log_density(pair: MixturePair, side: Side):
+    """The log-density of one side of the pair as a function of ``z``, at the working
+    precision (its weights renormalised and constants taken once, not at every point)."""
     means, rounded = pair.components(side)
     exact = [mp.mpf(w) for w in rounded]
     # Weights rounded to doubles sum to 1 only up to ~1e-16: renormalise at full precision.
     norm = mp.log(mp.fsum(mp.exp(w) for w in exact))
-    log_weights = [w - norm for w in exact]
+    components = [(mp.mpf(m), w - norm) for m, w in zip(means, exact)]
     s, noise = mp.mpf(pair.scale), density_reference(pair.family)
-    terms = [w - noise.precise_decay(z - mp.mpf(m), s) for m, w in zip(means, log_weights)]
     constant = noise.precise_log_peak(s)
-    top = max(terms)
-    return top + mp.log(mp.fsum(mp.exp(t - top) for t in terms)) + constant
+
+    def log_density(z):
+        terms = [w - noise.precise_decay(z - m, s) for m, w in components]
+        top = max(terms)
+        return top + mp.log(mp.fsum(mp.exp(t - top) for t in terms)) + constant
+
+    return log_density
 
 
 def _breakpoints(pair: MixturePair, alpha) -> list:
@@ -43,10 +49,10 @@ def precise_log_psi(pair: MixturePair, alpha, dps: int = 40):
     """``(log Ψ_α(P ‖ Q), error estimate of log Ψ)`` as mpmath numbers."""
     with mp.workdps(dps):
         alpha = mp.mpf(alpha)
+        log_p, log_q = _log_density(pair, Side.P), _log_density(pair, Side.Q)
 
         def g(z):
-            return (alpha * _log_density(pair, Side.P, z)
-                    + (1 - alpha) * _log_density(pair, Side.Q, z))
+            return alpha * log_p(z) + (1 - alpha) * log_q(z)
 
         points = _breakpoints(pair, alpha)
         top = max(g(mp.mpf(z)) for z in points)
@@ -59,9 +65,10 @@ def precise_hockey_stick(pair: MixturePair, epsilon, dps: int = 60):
     """``(H_{e^ε}(P ‖ Q), error estimate)`` for pairs whose likelihood ratio increases."""
     with mp.workdps(dps):
         epsilon = mp.mpf(epsilon)
+        log_p, log_q = _log_density(pair, Side.P), _log_density(pair, Side.Q)
 
         def loss(z):
-            return _log_density(pair, Side.P, z) - _log_density(pair, Side.Q, z)
+            return log_p(z) - log_q(z)
 
         lo, hi = mp.mpf(-1), mp.mpf(1)
         while loss(hi) <= epsilon:
@@ -77,11 +84,10 @@ def precise_hockey_stick(pair: MixturePair, epsilon, dps: int = 60):
         gamma = mp.exp(epsilon)
 
         # mp.quad stops on an absolute error test: rescale the integrand to order one.
-        scale = _log_density(pair, Side.P, root)
+        scale = log_p(root)
 
         def excess(z):
-            return (mp.exp(_log_density(pair, Side.P, z) - scale)
-                    - gamma * mp.exp(_log_density(pair, Side.Q, z) - scale))
+            return mp.exp(log_p(z) - scale) - gamma * mp.exp(log_q(z) - scale)
 
         near_root = [root + k * pair.scale for k in range(1, 40)]
         points = sorted({root, *near_root, *(p for p in _breakpoints(pair, 1) if p > root)})
