@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "verification.md"
 MARKERS = ("<!-- generated: suite durations -->", "<!-- end of suite durations -->")
 SLOWEST = 20
-DURATION = re.compile(r"^(?P<seconds>\d+\.\d+)s (?P<phase>call|setup|teardown)\s+(?P<test>\S+)")
+DURATION = re.compile(r"^(?P<seconds>\d+\.\d+)s (?P<phase>call|setup|teardown)\s+(?P<test>.+?)\s*$")
 SUMMARY = re.compile(r"(?P<summary>\d+ passed[^=]*?) in [\d.]+s")
 
 
