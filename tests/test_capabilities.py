@@ -4,9 +4,8 @@ the refusals that were answers in disguise now answer, or say what the user can 
 * post-hoc with replacement answers through the bundled K = 1 bound (``wr-substitution``);
 * a valid coupling that is not d_Y-compatible gets 001 Thm. 3.4's bound, labelled as loose;
 * post-hoc refusals on derivations name what would make post-hoc work;
-* ``except UnsupportedOperation`` is counted: only the sites listed below, each with its reason;
-  those that choose a route (``ROUTE_CHOICES``) choose on values where the refusal is found in
-  their layer, and those left catch only refusals raised below it (numerics).
+* ``except UnsupportedOperation`` is counted: only the sites listed below, each with its reason,
+  and none of them chooses a route (``ROUTE_CHOICES`` is empty): routes choose on values.
 """
 
 import ast
@@ -37,27 +36,11 @@ def bundled_derived(name, structural):
 
     return bundled(name, **structural)
 
-ROUTE_CHOICES = {
-    "accounting/accountant.py": (3, "refusals raised below the accounting layer, computed deep "
-                                    "in the numerics: inside an attempt of best_guarantee (a "
-                                    "one-step PLD's or a per-step profile's callback: adp "
-                                    "refusing in it, an epoch's likelihood-ratio range; the "
-                                    "post-hoc search's K = 1 bound; NumericBound's 'no "
-                                    "reliable number' guard anywhere), a scouting PLD (then "
-                                    "the final PLD), and the RDP curves of _rdp_bounds (only "
-                                    "the 'no reliable number' guard: an epoch's Rényi series "
-                                    "is asked first, rdp.curves_refusal); the accounting "
-                                    "layer's own refusals and one_step's (rdp_or_refusal) "
-                                    "are values"),
-    "accounting/pld.py": (1, "prefetching leaves a case whose one-step PLD refuses in the "
-                             "numerics layer (its profile: an epoch's likelihood-ratio range, "
-                             "the 'no reliable number' guard) for compose_plds to refuse, at "
-                             "the final discretisation; composed_plds' own refusals are "
-                             "values"),
-}
-"""``except UnsupportedOperation`` that chooses a route (which answer to take), how often, and
-why it is left: each catches only refusals raised in the numerics layer, which do not return
-values yet (issue 46 item 3)."""
+ROUTE_CHOICES: dict[str, tuple[int, str]] = {}
+"""``except UnsupportedOperation`` that chooses a route (which answer to take): none. Every
+refusal a route can take another way from is a value, asked before the route is taken (issue 46
+item 3); what a computation still raises below (NumericBound's 'no reliable number' guard, a
+lattice too large for certified epochs) is the user's refusal."""
 REPORTED = {
     "audit/verdict.py": (2, "an audit entry's reference is the user's code: its refusal is "
                            "judged 'undecided' (the point) or no objective (the search); it "
@@ -115,10 +98,10 @@ def test_only_the_listed_sites_catch_a_refusal():
 
 def test_route_choices_left_are_the_listed_ones():
     route_choices = sum(count for count, _ in ROUTE_CHOICES.values())
-    assert route_choices == 4 < ROUTE_CHOICES_BEFORE
+    assert route_choices == 0 < ROUTE_CHOICES_BEFORE
     assert not ROUTE_CHOICES.keys() & REPORTED.keys()
-    for module in ("accounting/profiles.py", "accounting/rdp.py", "audit/reference_wor.py",
-                   "audit/references.py"):
+    for module in ("accounting/accountant.py", "accounting/pld.py", "accounting/profiles.py",
+                   "accounting/rdp.py", "audit/reference_wor.py", "audit/references.py"):
         assert module not in _found(), module
 
 

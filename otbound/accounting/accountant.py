@@ -21,7 +21,7 @@ from otbound.accounting.pure_composition import pure_epsilon
 from otbound.accounting.shift_composition import Shift, composed_shift
 from otbound.accounting.steps import Step
 from otbound.choices import Accountant, Conversion
-from otbound.errors import (InvalidSpecification, Refusal, UnsupportedOperation, as_choice,
+from otbound.errors import (InvalidSpecification, Refusal, as_choice,
                             granted, required)
 from otbound.numerics.limits import DISCRETISATION_RANGE, MAX_EPSILON, show
 from otbound.numerics.one_step import branches_delta
@@ -223,11 +223,8 @@ def _pld_guarantee(steps: list[Step], curves: Callable[[], list], delta: float |
         """The case's bound at ``level`` or, where the scouting PLD would be no coarser or
         has no answer, its final PLD."""
         if level == SCOUTING and scout(case) > used(case):
-            try:
-                if isinstance(scouted := pld_at(case, scout(case)), Guarantee):
-                    return SCOUTING, scouted
-            except UnsupportedOperation:   # raised below this layer (numerics): the final PLD
-                pass
+            if isinstance(scouted := pld_at(case, scout(case)), Guarantee):
+                return SCOUTING, scouted
         return FINAL, pld_at(case, used(case))
 
     def scout_ahead() -> None:
@@ -321,10 +318,7 @@ def _rdp_bounds(steps: list[Step], curves: Callable[[], list], delta: float | No
     cases = len(steps[0].cases)
     if cases <= 2 or rdp.curves_refusal(steps) is not None:
         return [math.inf] * cases
-    try:
-        found = curves()
-    except UnsupportedOperation:   # numerics' 'no reliable number' guard: no pre-bounds
-        return [math.inf] * cases
+    found = curves()
     if not all(np.isfinite(curve.epsilons).any() for curve in found):
         return [math.inf] * cases
     if delta is not None:
@@ -357,10 +351,7 @@ def best_guarantee(attempts: Mapping[str, Callable[[], Guarantee | Refusal]],
     reason, that reason is the refusal, else all of them are."""
     results, skipped = {}, {}
     for name, attempt in attempts.items():
-        try:
-            answer = attempt()
-        except UnsupportedOperation as error:   # raised below this layer (numerics)
-            answer = Refusal(str(error))
+        answer = attempt()
         if isinstance(answer, Refusal):
             skipped[name] = answer.reason
         else:

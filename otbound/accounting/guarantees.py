@@ -142,6 +142,8 @@ def _epoch_route(setting, mechanism: Mechanism, epochs: int, accountant: Account
                  options: ComposeOptions) -> Guarantee | Refusal:
     """The derived worst case's pairs composed (a substitution: chained through its removal and
     insertion)."""
+    if (refused := setting.cannot_solve(mechanism)) is not None:
+        return refused
     step = subsampled_step(setting, mechanism, epochs)
     if setting.substitution:
         found = chained([step], options["delta"], options["epsilon"],

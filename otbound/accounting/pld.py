@@ -26,7 +26,7 @@ import numpy as np
 from otbound.accounting.prefixes import Prefixes
 from otbound.accounting.steps import Step, StepCase, check_composable
 from otbound.choices import DEFAULT_DISCRETISATION
-from otbound.errors import (InvalidSpecification, Refusal, UnsupportedOperation, granted,
+from otbound.errors import (InvalidSpecification, Refusal, granted,
                             required)
 from otbound.numerics.allocation import EpochPair
 from otbound.numerics.dense_pld import TRUNCATION, DensePLD, DensePmf, connect_dots
@@ -286,10 +286,7 @@ def prefetch_plds(steps: list[Step], discretisations: dict[int, float],
 
     def composed(item: tuple[int, float]):
         case, discretisation = item
-        try:
-            if isinstance(composed_plds(steps, discretisation, [case], prefixes), Refusal):
-                return None
-        except UnsupportedOperation:   # raised below this layer (numerics): left as well
+        if isinstance(composed_plds(steps, discretisation, [case], prefixes), Refusal):
             return None
         return prefixes.kept(("pld", case, discretisation), steps)
 

@@ -27,7 +27,7 @@ from otbound.errors import Refusal
 from otbound.numerics.hockey_stick import tolerating
 from otbound.numerics.limits import MAX_EPSILON, show
 from otbound.numerics.mechanisms import Mechanism
-from otbound.numerics.one_step import adp, rdp_or_refusal
+from otbound.numerics.one_step import adp, adp_or_refusal, rdp_or_refusal
 from otbound.numerics.settings import Subsampling
 from otbound.numerics.units import posthoc_unit
 
@@ -99,6 +99,8 @@ def _pld_guarantee(setting: Subsampling, mechanism: Mechanism, method: Method, c
                    delta: float | None, epsilon: float | None,
                    discretisation: float) -> Guarantee | Refusal:
     used: list[str] = []
+    if (refused := profile_refusal(setting, mechanism, method, count > 1)) is not None:
+        return refused
     if count == 1:
         return _naming(one_step_guarantee(
             lambda epsilons: _values(adp(setting, mechanism, method, epsilons), used),
@@ -118,6 +120,18 @@ def _naming(guarantee: Guarantee | Refusal, used: list[str]) -> Guarantee | Refu
     if isinstance(guarantee, Refusal) or not used:
         return guarantee
     return replace(guarantee, details=guarantee.details | {"bound_used": used})
+
+
+def profile_refusal(setting: Subsampling, mechanism: Mechanism, method: Method,
+                    swapped: bool) -> Refusal | None:
+    """Why ``method`` has no privacy profile here, asked at ε = 0 (with ``swapped``, of the
+    swapped relation too, which :func:`method_pld` reads below ε = 0), or ``None``: the
+    profile's callbacks then answer at every ε."""
+    sides = [setting, setting.swapped()] if swapped else [setting]
+    for side in sides:
+        if isinstance(found := adp_or_refusal(side, mechanism, method, [0.0]), Refusal):
+            return found
+    return None
 
 
 def method_pld(setting: Subsampling, mechanism: Mechanism, method: Method,

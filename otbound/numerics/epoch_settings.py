@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING
 
 from otbound.choices import Neighbouring
 from otbound.engine.relations import BatchRelation
-from otbound.errors import InvalidSpecification, UnsupportedOperation, as_choice
+from otbound.errors import InvalidSpecification, Refusal, UnsupportedOperation, as_choice, granted
 from otbound.numerics.limits import MAX_EPOCH_GROUP, show
 
 if TYPE_CHECKING:
     from otbound.engine.epoch_derivation import EpochDerivation
+    from otbound.numerics.mechanisms import AdditiveNoise
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ class EpochSetting:
         from otbound.numerics.epoch_solver import solve_epoch
 
         rate = dict(self.values).get("r")
-        used = mechanism if self.group == 1 else split_noise(mechanism, self.group)
+        used = mechanism if self.group == 1 else granted(split_noise(mechanism, self.group))
         found = [solve_epoch(pattern, used, rate) for pattern in self.patterns().values()]
         repeats = {count for _, count, _ in found}
         if len(repeats) != 1:
@@ -92,6 +93,15 @@ class EpochSetting:
             f"{found[0][2]}, at the noise split among the group's {self.group} records (σ/√K): "
             f"{self.group} compositions (sum queries with Gaussian noise; sound, not tight)")
         return ([branches for branches, _, _ in found], repeats.pop() * self.group, how, tight)
+
+    def cannot_solve(self, mechanism) -> Refusal | None:
+        """Why :meth:`solved` has no worst case for ``mechanism`` (a group whose noise does
+        not split among its records, :func:`split_noise`), or ``None``: asked before a route
+        takes it."""
+        if self.group == 1:
+            return None
+        split = split_noise(mechanism, self.group)
+        return split if isinstance(split, Refusal) else None
 
     def unit_setting(self) -> tuple["EpochSetting", int]:
         """One record's setting, and the group size (post-hoc group privacy)."""
@@ -191,19 +201,19 @@ def _substitution(neighbouring: str) -> bool:
     return chosen is Neighbouring.REPLACE_ONE
 
 
-def split_noise(mechanism, group: int):
+def split_noise(mechanism, group: int) -> AdditiveNoise | Refusal:
     """The Gaussian mechanism with its noise split among ``group`` records: a sum query's noise
     ``N(0, σ²)`` is the sum of ``K`` independent ``N(0, σ²/K)``, one per record of the group,
     and the outputs are a function of the ``K`` records' noisy contributions, each one record's
     random allocation at ``σ/√K`` (independent; for adaptive steps by the concurrent
     composition of interactive mechanisms, Vadhan & Zhang 2023). Other noise has no such
-    split: the group is bounded post hoc (``method='posthoc'``)."""
+    split: the group is bounded post hoc (``method='posthoc'``), and this is the refusal."""
     from otbound.numerics.mechanisms import AdditiveNoise
 
     split = getattr(getattr(mechanism, "family", None), "split_scale", None)
     scale = split(mechanism.scale, group) if split else None
     if scale is None:
-        raise UnsupportedOperation(
+        return Refusal(
             f"a group of {group} records under random allocation is bounded by splitting "
             f"Gaussian noise among its records; the {mechanism.name} mechanism has no such "
             "bound: use method='posthoc' (group privacy after one record's epoch)")

@@ -41,7 +41,7 @@ from otbound.numerics.problems import Term
 from otbound.numerics.renyi import check_orders, log_psi_curve
 from otbound.numerics.rounding import EPS, SMALLEST, Bounds, NumericBound, maximum, minimum
 from otbound.numerics.settings import Setting, Subsampling
-from otbound.numerics.units import unit_of
+from otbound.numerics.units import posthoc_unit, unit_of
 from otbound.numerics.solvers import Basis, How, solved_cases
 from otbound.numerics.three_point import MAX_ORDER, ThreePointMaximum
 from otbound.parallel import mapped
@@ -289,9 +289,13 @@ PAIRS = {Basis.TIGHT: "the dominating pairs (tight)",
 def _posthoc_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds | Refusal:
     """Mironov's group property on the K = 1 tight bound of the setting's scheme; since
     ``ε(α) ≤ ε(α')`` for ``α' ≥ α``, the order ``max(α, α*)`` is used, ``α*`` minimising the
-    group bound. Refused above the orders the K = 1 bound covers at the group's depth (asked
+    group bound. Refused where the setting has no K = 1 form (:func:`~otbound.numerics.units.
+    posthoc_unit`) and above the orders the K = 1 bound covers at the group's depth (asked
     before the search); a refusal of the K = 1 bound inside the search is raised."""
-    single, size = unit_of(setting)
+    unit = posthoc_unit(setting)
+    if isinstance(unit, Refusal):
+        return unit
+    single, size = unit
     depth = math.ceil(math.log2(size)) if size > 1 else 0
 
     def group(orders: np.ndarray) -> Bounds:
@@ -371,6 +375,8 @@ def _epoch_bounds(setting, mechanism: Mechanism, method: Method, points: np.ndar
     if method is not Method.TIGHT:
         return Refusal(f"{setting.summary()} is bounded by its derived worst case "
                        "(method='tight')")
+    if (refused := setting.cannot_solve(mechanism)) is not None:
+        return refused
     cases, repeats, _, _ = setting.solved(mechanism)
     if quantity.renyi:
         found = per_order(maximum(cases_log_psi(cases, points)), points)
@@ -489,7 +495,10 @@ def _posthoc_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bound
     """``(Kε₁, Σ_{k<K} e^{kε₁} δ₁(ε₁))`` from the K = 1 tight profile ``δ₁`` of the setting's
     scheme; any ``ε₁ ≤ ε/K`` is valid, and ``min(ε/K, ε₁*)`` is used, ``ε₁*`` minimising the
     group bound."""
-    single, k = unit_of(setting)
+    unit = posthoc_unit(setting)
+    if isinstance(unit, Refusal):
+        return unit
+    single, k = unit
 
     def group(inner: np.ndarray) -> Bounds:
         inner = np.atleast_1d(inner)
