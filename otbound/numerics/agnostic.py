@@ -24,13 +24,24 @@ def agnostic_rdp(setting, mechanism: Mechanism, alphas: np.ndarray) -> Bounds | 
     to the case's scheme and shape (:mod:`otbound.numerics.baselines`); refused where a case
     has none (:func:`_smallest`)."""
     profile = _once_per_distance(mechanism.group_log_psi)
+
+    def coupled(terms: list[Term], shape) -> list[Bounds]:
+        return [per_order(profile_mixture(weights, distances, profile, alphas),
+                          alphas).named(name)
+                for name, weights, distances in _couplings(terms)]
+
+    return _worst_case(setting, mechanism, Quantity.RDP, profile, alphas, coupled)
+
+
+def _worst_case(setting, mechanism: Mechanism, quantity: Quantity, profile, points: np.ndarray,
+                coupled: Callable[[list[Term], tuple], list[Bounds]]) -> Bounds | Refusal:
+    """The largest over the setting's cases of the smallest of each case's sound bounds: those
+    of its couplings (``coupled(terms, shape)``) and the published ones that apply
+    (:func:`~otbound.numerics.baselines.baseline_bounds`); the first case with none refuses."""
     cases = []
     for terms, shape in zip(setting.cases(), setting.shapes()):
-        bounds = [per_order(profile_mixture(weights, distances, profile, alphas),
-                            alphas).named(name)
-                  for name, weights, distances in _couplings(terms)]
-        case = _smallest(bounds + baseline_bounds(setting, shape, Quantity.RDP, mechanism,
-                                                  profile, alphas), setting, mechanism)
+        case = _smallest(coupled(terms, shape) + baseline_bounds(
+            setting, shape, quantity, mechanism, profile, points), setting, mechanism)
         if isinstance(case, Refusal):
             return case
         cases.append(case)
@@ -116,10 +127,11 @@ def _diagonal_coupling(problem: NumericProblem) -> tuple[np.ndarray, np.ndarray]
 
 
 def agnostic_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bounds | Refusal:
-    """As :func:`agnostic_rdp`, for δ(ε)."""
+    """As :func:`agnostic_rdp`, for δ(ε), with Balle et al. 2018's advanced joint convexity
+    where it applies (:func:`_balle_group`)."""
     profile = _once_per_distance(mechanism.group_delta)
-    cases = []
-    for terms, shape in zip(setting.cases(), setting.shapes()):
+
+    def coupled(terms: list[Term], shape) -> list[Bounds]:
         couplings = _couplings(terms)
         bounds = [weighted_sum(weights[weights > -np.inf],
                                [profile(int(d), epsilons) for d in distances[weights > -np.inf]]
@@ -128,14 +140,10 @@ def agnostic_delta(setting, mechanism: Mechanism, epsilons: np.ndarray) -> Bound
         if setting.scheme is SchemeKind.POISSON and 0 in shape:   # pure insertion or removal
             bounds += [_balle_group(weights, distances, profile, epsilons).named(BALLE)
                        for _, weights, distances in couplings]
-        bounds += [_balle_group(weights, distances, profile, epsilons).named(BALLE)
-                   for weights, distances in _shared_component(terms)]
-        case = _smallest(bounds + baseline_bounds(setting, shape, Quantity.ADP, mechanism,
-                                                  profile, epsilons), setting, mechanism)
-        if isinstance(case, Refusal):
-            return case
-        cases.append(case)
-    return maximum(cases)
+        return bounds + [_balle_group(weights, distances, profile, epsilons).named(BALLE)
+                         for weights, distances in _shared_component(terms)]
+
+    return _worst_case(setting, mechanism, Quantity.ADP, profile, epsilons, coupled)
 
 
 def _balle_group(log_weights: np.ndarray, distances: np.ndarray, profile,
