@@ -57,9 +57,23 @@ def test_text_and_latex_output(capsys):
     assert code == 0 and out.startswith(r"\begin{theorem}") and r"\Psi_\alpha" in out
 
 
+@pytest.mark.slow
 def test_all_prints_a_summary_table(capsys):
     code, out, _ = run_cli(capsys, "derive", "--all")
     assert code == 0 and "18 of 18 derivations passed every check" in out
+
+
+def test_all_summarises_each_derivation_of_the_catalogue(capsys, monkeypatch):
+    """``derive --all`` on a catalogue of three (the whole catalogue: the slow run above, and
+    the README's ``otbound derive --all`` in a user's install, tests/test_user_install.py)."""
+    from otbound.engine import bundled
+
+    names = ("001-thm-3.6", "001-thm-F.2", "001-thm-F.3")
+    chosen = [entry for entry in bundled.bundled_derivations() if entry[1].name in names]
+    monkeypatch.setattr(bundled, "bundled_derivations", lambda: chosen)
+    code, out, _ = run_cli(capsys, "derive", "--all")
+    assert code == 0 and "3 of 3 derivations passed every check" in out
+    assert all(name in out for name in names)
 
 
 @pytest.fixture

@@ -215,10 +215,11 @@ def test_agnostic_delta_at_large_epsilon_is_a_number(capsys):
 
 
 def test_pld_reports_delta_at_most_one(capsys):
+    # at 10⁴ steps the composed PLDs read δ(1) = 1.00015 before the cap (measured)
     code, out, err = run_cli(capsys, "account", "--scheme", "poisson", "--rate", 0.1,
-                             "--mechanism", "gaussian", "--sigma", 1, "--steps", 1000000,
+                             "--mechanism", "gaussian", "--sigma", 1, "--steps", 10000,
                              "--epsilon", 1, "--accountant", "pld", "--json")
-    assert code == 0 and '"delta": 1.0' in out
+    assert code == 0 and json.loads(out)["delta"] == 1.0
 
 
 def test_tiny_delta_is_answered_by_the_rdp_accountant(capsys):
