@@ -463,3 +463,12 @@ def test_posthoc_refusals_on_derivations_name_what_would_work(capsys, name, valu
     assert code == 2 and out == "" and "Traceback" not in err
     for text in wanted:
         assert text in err, (text, err)
+
+
+def test_posthoc_on_an_epoch_substitution_is_a_refusal_naming_the_method_that_works():
+    setting = otbound.RandomAllocation(10, 1, neighbouring="replace-one")
+    refused = posthoc_unit(setting)
+    assert isinstance(refused, Refusal) and "method='tight'" in refused.reason
+    with pytest.raises(UnsupportedOperation, match="a substitution is one record"):
+        otbound.account(setting, otbound.gaussian(1.0), 2, delta=1e-5, method="posthoc")
+    assert otbound.account(setting, otbound.gaussian(1.0), 2, delta=1e-5).epsilon > 0

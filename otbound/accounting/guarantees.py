@@ -125,8 +125,7 @@ def _epochs(setting, mechanism: Mechanism, epochs: int, method: Method, posthoc:
         return found
     details = {"steps_per_epoch": setting.steps_per_epoch, "epochs": epochs}
     if lower_end:
-        single = setting.unit_setting()[0] if setting.group > 1 else setting
-        single = replace(single, substitution=False)
+        single = replace(setting, group=1, substitution=False)   # one record's removal
         found_lower = pld.lower_end([subsampled_step(single, mechanism, epochs)],
                                     options["delta"], options["epsilon"],
                                     options["discretisation"])

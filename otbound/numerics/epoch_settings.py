@@ -103,11 +103,12 @@ class EpochSetting:
         split = split_noise(mechanism, self.group)
         return split if isinstance(split, Refusal) else None
 
-    def unit_setting(self) -> tuple["EpochSetting", int]:
-        """One record's setting, and the group size (post-hoc group privacy)."""
+    def unit_setting(self) -> tuple["EpochSetting", int] | Refusal:
+        """One record's setting, and the group size (post-hoc group privacy); refused for a
+        substitution (one record already)."""
         if self.substitution:
-            raise UnsupportedOperation("post-hoc group privacy applies to the insertion/removal "
-                                       "of records (substitution is one record)")
+            return Refusal("post-hoc group privacy applies to the insertion/removal of records "
+                           "(a substitution is one record): use method='tight'")
         return replace(self, group=1), self.group
 
     def swapped(self) -> "EpochSetting":
