@@ -78,7 +78,8 @@ class Subsampling:
     epoch_level = False
     """One step per count (an epoch-level setting counts epochs)."""
 
-    scheme: SchemeKind
+    scheme: SchemeKind | str
+    """A :class:`SchemeKind` once made (a string is read as one: ``"poisson"``, ``"wor"``)."""
     rate: float | None = None
     batch_size: int | None = None
     dataset_size: int | None = None
@@ -248,7 +249,7 @@ class Subsampling:
     @property
     def batch_relation(self) -> BatchRelation:
         """The induced distance of the derivations this setting stands for."""
-        return UNIT_RELATION[self.scheme]
+        return UNIT_RELATION[SchemeKind(self.scheme)]
 
     def relation_key(self) -> tuple:
         """What a step's cases refer to: steps compose only under one relation."""
@@ -294,7 +295,7 @@ class Subsampling:
         return f"Poisson subsampling at rate {show(self.rate)}, {relation}"
 
     def describe(self) -> dict:
-        fields = {"scheme": self.scheme.value}
+        fields = {"scheme": SchemeKind(self.scheme).value}
         for name in ("rate", "batch_size", "dataset_size", "group", "insertions", "removals",
                      "substitutions"):
             if getattr(self, name) is not None:
