@@ -1,7 +1,8 @@
 """Documentation generated from the code, never typed: the README's table of bundled derivations
 (between marker comments), ``docs/building_blocks.md``, the reference of the sub-packages'
-surfaces, and the surfaces' type stubs (``__init__.pyi``). ``tests/test_generated_docs.py`` fails when a file on disk differs from what this module
-produces now (a derivation or an export added without regenerating).
+surfaces, and the surfaces' type stubs (``__init__.pyi``). ``tests/test_generated_docs.py`` fails
+when a file on disk differs from what this module produces now (a derivation or an export added
+without regenerating).
 
     python tests/generated_docs.py      # rewrite every generated region and page
 """
@@ -330,9 +331,6 @@ def attribute_docs(module: ModuleType) -> dict[str, str]:
     return found
 
 
-# --- every generated file ---------------------------------------------------------------------
-
-
 # --- the surfaces' type stubs ------------------------------------------------------------------
 
 STUBBED = ("otbound", *(package for package, _, _ in SURFACES))
@@ -356,7 +354,7 @@ def surface_stub(package: str) -> str:
     if made:   # a noise family's constructor, made on first use: its signature, written out
         lines += ["from otbound.numerics.mechanisms import AdditiveNoise", ""]
         lines += [f"def {made_one.__name__}{inspect.signature(made_one)}: ..."
-                  .replace("'", "") for made_one in made]
+                  .replace("'", "") for made_one in made]   # its annotations are strings
     lines += ["", "EXPORTS: dict[str, list[str]]", "__all__: list[str]", ""]
     if package == "otbound":
         lines += ["def __getattr__(name: str) -> Any: ...", ""]
@@ -366,7 +364,7 @@ def surface_stub(package: str) -> str:
 def _top_level_names(module: ModuleType) -> set[str]:
     """The names a module's source binds at its top level (not those its ``__getattr__``
     makes)."""
-    tree = ast.parse(Path(required_file(module)).read_text())
+    tree = ast.parse(Path(inspect.getfile(module)).read_text())
     found = set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
@@ -379,14 +377,11 @@ def _top_level_names(module: ModuleType) -> set[str]:
     return found
 
 
-def required_file(module: ModuleType) -> str:
-    assert module.__file__ is not None, module
-    return module.__file__
-
-
 def stub_path(package: str) -> Path:
     return ROOT.joinpath(*package.split("."), "__init__.pyi")
 
+
+# --- every generated file ---------------------------------------------------------------------
 
 def expected() -> dict[Path, str]:
     """What every generated file must hold now."""

@@ -21,8 +21,7 @@ from otbound.accounting.pure_composition import pure_epsilon
 from otbound.accounting.shift_composition import Shift, composed_shift
 from otbound.accounting.steps import Step
 from otbound.choices import Accountant, Conversion
-from otbound.errors import (InvalidSpecification, Refusal, as_choice,
-                            granted, required)
+from otbound.errors import InvalidSpecification, Refusal, as_choice, granted, required
 from otbound.numerics.limits import DISCRETISATION_RANGE, MAX_EPSILON, show
 from otbound.numerics.one_step import branches_delta
 from otbound.numerics.three_point import certifying_orders

@@ -26,8 +26,7 @@ import numpy as np
 from otbound.accounting.prefixes import Prefixes
 from otbound.accounting.steps import Step, StepCase, check_composable
 from otbound.choices import DEFAULT_DISCRETISATION
-from otbound.errors import (InvalidSpecification, Refusal, granted,
-                            required)
+from otbound.errors import InvalidSpecification, Refusal, granted, required
 from otbound.numerics.allocation import EpochPair
 from otbound.numerics.dense_pld import TRUNCATION, DensePLD, DensePmf, connect_dots
 from otbound.numerics.limits import DISCRETISATION_RANGE, MAX_PLD_POINTS, show

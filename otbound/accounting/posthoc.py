@@ -104,9 +104,8 @@ def _composed(setting: Subsampling, mechanism: Mechanism, count: int, accountant
     one = [subsampled_step(single, mechanism, count)]
 
     def with_accountant(each: Accountant) -> Guarantee | Refusal:
-        refused = (rdp_refusal(epsilon) or rdp.curves_refusal(one) if each is Accountant.RDP
-                   else None)
-        if refused is not None:
+        if each is Accountant.RDP and (refused := rdp_refusal(epsilon)
+                                       or rdp.curves_refusal(one)) is not None:
             return refused
         composed = (pld.composed_plds(one, discretisation) if each is Accountant.PLD
                     else rdp.compose_rdp(one))
