@@ -110,13 +110,7 @@ def _derive(args: argparse.Namespace) -> int:
             print(f"{derivation.name:16} {path.stem:14} {derivation.source}: {derivation.title}")
         return EXIT_OK
     if args.all:
-        reports = [run(_coupled(derivation, args)) for _, derivation in bundled_derivations()]
-        if args.json:
-            print(json.dumps([r.to_json(timings=args.timings) for r in reports], indent=2,
-                             ensure_ascii=False))
-        else:
-            print(text.summary(reports))
-        return EXIT_OK if all(r.passed for r in reports) else EXIT_FAILED
+        return _derive_all(args, [derivation for _, derivation in bundled_derivations()])
     derivation = load_derivation(args.target)
     if args.param:
         derivation = derivation.at(flags.param_values(args.param))
@@ -128,6 +122,26 @@ def _derive(args: argparse.Namespace) -> int:
     else:
         print(report.to_text())
     return EXIT_OK if report.passed else EXIT_FAILED
+
+
+def _derive_all(args: argparse.Namespace, derivations: list) -> int:
+    """Every derivation run, on every core (each takes seconds; what comes back is its summary
+    row and its JSON report: reports hold functions of the derivation files, which do not
+    pickle)."""
+    from otbound.engine.derivation import run
+    from otbound.parallel import mapped
+
+    def reported(derivation) -> tuple[text.SummaryRow, dict | None]:
+        report = run(_coupled(derivation, args))
+        return (text.SummaryRow.of(report),
+                report.to_json(timings=args.timings) if args.json else None)
+
+    done = mapped(reported, derivations, min_items=2)
+    if args.json:
+        print(json.dumps([found for _, found in done], indent=2, ensure_ascii=False))
+    else:
+        print(text.summary([row for row, _ in done]))
+    return EXIT_OK if all(row.passed for row, _ in done) else EXIT_FAILED
 
 
 def _finite(values: list[float]) -> None:

@@ -28,11 +28,13 @@ _WORK: tuple[Callable, Sequence] | None = None
 """The function and items of the map under way, read by the forked workers."""
 
 
-def mapped(function: Callable[[Item], Result], items: Sequence[Item]) -> list[Result]:
-    """``[function(item) for item in items]``, on every core where that pays and is safe."""
+def mapped(function: Callable[[Item], Result], items: Sequence[Item],
+           min_items: int = MIN_ITEMS) -> list[Result]:
+    """``[function(item) for item in items]``, on every core where that pays (at least
+    ``min_items`` items: fewer where each takes seconds) and is safe; the results must pickle."""
     global _WORK
     workers = min(_cores(), len(items))
-    if len(items) < MIN_ITEMS or workers < 2 or not _may_fork():
+    if len(items) < min_items or workers < 2 or not _may_fork():
         return [function(item) for item in items]
     import multiprocessing   # here: importing them costs a cold start 30 ms
     from concurrent.futures import ProcessPoolExecutor

@@ -76,6 +76,28 @@ def test_all_summarises_each_derivation_of_the_catalogue(capsys, monkeypatch):
     assert all(name in out for name in names)
 
 
+def test_all_runs_the_catalogue_on_every_core_in_its_order(tmp_path):
+    """A command-line process (not threaded) maps the derivations over forked workers: the
+    rows and the JSON reports come back in the catalogue's order."""
+    import os
+    import shutil
+
+    from otbound.engine.bundled import catalogue_directory
+
+    for name in ("thm_3_6.py", "thm_f2.py", "thm_f3.py"):
+        shutil.copy(catalogue_directory() / name, tmp_path / name)
+    env = os.environ | {"OTBOUND_DERIVATIONS": str(tmp_path)}
+    table = subprocess.run([sys.executable, "-m", "otbound.cli", "derive", "--all"], env=env,
+                           capture_output=True, text=True, timeout=600)
+    assert table.returncode == 0, table.stderr
+    rows = [line.split()[0] for line in table.stdout.splitlines()[1:4]]
+    assert rows == ["001-thm-3.6", "001-thm-F.2", "001-thm-F.3"]
+    assert "3 of 3 derivations passed every check" in table.stdout
+    reports = subprocess.run([sys.executable, "-m", "otbound.cli", "derive", "--all", "--json"],
+                             env=env, capture_output=True, text=True, timeout=600)
+    assert [r["name"] for r in json.loads(reports.stdout)] == rows
+
+
 @pytest.fixture
 def bad_files(tmp_path):
     (tmp_path / "empty.py").write_text("x = 1\n")

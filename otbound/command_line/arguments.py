@@ -43,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     derive = commands.add_parser("derive", help="derive and check a bound from its ingredients")
     derive.add_argument("target", nargs="?", help="derivation name, file stem or path")
     derive.add_argument("--list", action="store_true", help="list the bundled derivations")
-    derive.add_argument("--all", action="store_true", help="run every bundled derivation")
+    derive.add_argument("--all", action="store_true",
+                        help="run every bundled derivation (on every core)")
     derive.add_argument("--latex", action="store_true", help="print the theorem in LaTeX")
     derive.add_argument("--json", action="store_true", help="print one JSON object")
     derive.add_argument("--timings", action="store_true",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 from otbound.choices import Quantity
@@ -82,10 +83,29 @@ def method_text(guarantee) -> str:
     return f"method {method}{f' ({posthoc})' if posthoc else ''}, "
 
 
-def summary(reports: Sequence[DerivationReport | EpochReport]) -> str:
+@dataclass(frozen=True)
+class SummaryRow:
+    """One derivation's line of ``derive --all``'s table."""
+
+    name: str
+    variants: int
+    validity: str
+    d_compatible: bool
+    matches_published: bool
+    elapsed: float
+    passed: bool
+
+    @staticmethod
+    def of(report: DerivationReport | EpochReport) -> "SummaryRow":
+        return SummaryRow(report.derivation.name, len(report.variants), report.validity,
+                          report.d_compatible, report.matches_published, report.elapsed,
+                          report.passed)
+
+
+def summary(reports: Sequence[SummaryRow]) -> str:
     header = ("derivation", "variants", "validity", "d_Y-compatible", "matches published",
               "seconds")
-    rows = [(r.derivation.name, str(len(r.variants)), r.validity, _yes(r.d_compatible),
+    rows = [(r.name, str(r.variants), r.validity, _yes(r.d_compatible),
              _yes(r.matches_published), f"{r.elapsed:.1f}") for r in reports]
     widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in [header] + rows]
