@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from otbound.choices import Accountant, Method, Quantity
 from otbound.command_line import flags, text
 from otbound.command_line.arguments import EXIT_FAILED, EXIT_OK, EXIT_USAGE, build_parser
-from otbound.errors import UnsupportedOperation
+from otbound.errors import Refusal, UnsupportedOperation
 from otbound.progress import Progress
 
 if TYPE_CHECKING:
@@ -215,7 +215,9 @@ def _account(args: argparse.Namespace) -> int:
     result |= guarantee.details | _epochs_json(args)
     if args.certified:
         result["certified"] = True
-    if lower is not None:
+    if isinstance(lower, Refusal):
+        result["lower_bound"] = {"unavailable": lower.reason}
+    elif lower is not None:
         result["lower_bound"] = {"epsilon": lower.epsilon, "delta": lower.delta,
                                  "bound": lower.source}
     print(json.dumps(result, indent=2) if args.json
@@ -230,9 +232,12 @@ def _epochs_json(args: argparse.Namespace) -> dict:
 
 
 def _shuffled_lower(args: argparse.Namespace, setting, mechanism):
-    """Chua et al. 2024's lower bound for ``account --scheme shuffle``."""
-    from otbound.numerics.shuffling import shuffled_lower_bound
+    """Chua et al. 2024's lower bound for ``account --scheme shuffle`` (Gaussian noise), or why
+    there is none."""
+    from otbound.numerics.shuffling import lower_bound_refusal, shuffled_lower_bound
 
+    if (refused := lower_bound_refusal(mechanism)) is not None:
+        return refused
     return shuffled_lower_bound(setting, mechanism.noise_multiplier, args.steps,
                                 delta=args.delta, epsilon=args.epsilon)
 

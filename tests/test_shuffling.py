@@ -2,6 +2,7 @@
 epochs exactly from below, and the upper bound without amplification (derivation
 epoch-shuffling)."""
 
+import json
 import math
 
 import numpy as np
@@ -83,6 +84,25 @@ def test_shuffled_batches_are_bounded_by_the_mechanism_once_per_epoch_and_from_b
     assert done.returncode == 0
     assert "no amplification" in done.stdout
     assert "every valid guarantee has ε >= " in done.stdout and "lower bound" in done.stdout
+
+
+@pytest.mark.parametrize("mechanism", [["laplace", "--scale", "2"],
+                                       ["randomized-response", "--theta", "0.7"],
+                                       ["discrete-gaussian", "--sigma", "2"]])
+def test_only_gaussian_noise_gets_chua_et_als_lower_bound(capsys, mechanism):
+    """Chua et al.'s pair is computed for Gaussian noise: other noise gets the upper bound and
+    says why there is no lower bound (randomized response had ended in an internal error, and
+    Laplace and the discrete Gaussian had been given the Gaussian's number at their scale)."""
+    from cli_runs import run_cli
+
+    argv = ["account", "--scheme", "shuffle", "--batch-size", "100", "--dataset-size", "10000",
+            "--epochs", "1", "--delta", "1e-5", "--mechanism", *mechanism]
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 0 and err == "" and "every valid guarantee" not in out
+    assert "no lower bound for the" in out and "computed for Gaussian noise" in out
+    code, out, _ = run_cli(capsys, *argv, "--json")
+    assert code == 0 and "computed for Gaussian noise" in json.loads(out)["lower_bound"][
+        "unavailable"]
 
 
 @pytest.mark.parametrize("arguments, message", [

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 from otbound.choices import Quantity
+from otbound.errors import Refusal
 
 if TYPE_CHECKING:
     from otbound.engine.epoch_derivation import EpochReport
@@ -193,7 +194,9 @@ def account_text(args: argparse.Namespace, guarantee, setting: dict, lower=None)
     if "bound_used" in guarantee.details:
         lines.append("each step bounded by the smallest sound bound (at each point): "
                      + "; ".join(guarantee.details["bound_used"]))
-    if lower is not None:
+    if isinstance(lower, Refusal):
+        lines.append(lower.reason)
+    elif lower is not None:
         what = (f"ε >= {lower.epsilon:.8g} at δ = {args.delta:g}" if args.delta is not None
                 else f"δ >= {lower.delta:.8g} at ε = {args.epsilon:g}")
         lines.append(f"every valid guarantee has {what} ({lower.source})")

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from otbound.errors import InvalidSpecification, UnsupportedOperation, required
+from otbound.errors import InvalidSpecification, Refusal, UnsupportedOperation, required
 from otbound.numerics.epoch_settings import check_epochs
 from otbound.numerics.ratio_sums import cells_between, repeated_by
 from otbound.numerics.rounding import EPS
@@ -90,6 +90,18 @@ SHUFFLED_UPPER_SOURCE = (
 """What ``otbound.account`` reports for shuffled batches rests on."""
 SHUFFLING_SOURCE = ("lower bound: Chua et al. 2024's pair of datasets (others −1, the record +1 "
                     "or 0), the largest output of each epoch, composed over the epochs")
+
+
+def lower_bound_refusal(mechanism) -> Refusal | None:
+    """Why Chua et al.'s lower bound (:func:`shuffled_lower_bound`, computed for Gaussian
+    noise) is not one of ``mechanism``, or ``None`` for the Gaussian mechanism (its noise
+    multiplier is the ``sigma`` to give)."""
+    from otbound.numerics.families import GAUSSIAN
+
+    if getattr(mechanism, "family", None) is GAUSSIAN:
+        return None
+    return Refusal(f"no lower bound for the {mechanism.name} mechanism: Chua et al.'s pair is "
+                   "computed for Gaussian noise")
 
 
 def shuffled_lower_bound(setting, sigma: float, epochs: int, *,
