@@ -61,6 +61,9 @@ class NoiseFamily(ABC):
     binomial_expansion: bool = False
     """Whether ``Ψ_α((1−r)D(0) + rD(d) ‖ D(0))`` has 001 Prop. E.4's binomial expansion
     ``Σ_k C(α,k) r^k (1−r)^{α−k} e^{k(k−1)d²/2s²}`` at integer orders."""
+    shuffled_lower_bound: bool = False
+    """Whether Chua et al.'s lower bound for shuffled batches is computed for this noise
+    (:func:`otbound.numerics.shuffling.shuffled_lower_bound`: Gaussian laws)."""
 
     def __repr__(self) -> str:
         return f"<{self.name} noise>"

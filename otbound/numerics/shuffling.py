@@ -94,11 +94,9 @@ SHUFFLING_SOURCE = ("lower bound: Chua et al. 2024's pair of datasets (others âˆ
 
 def lower_bound_refusal(mechanism) -> Refusal | None:
     """Why Chua et al.'s lower bound (:func:`shuffled_lower_bound`, computed for Gaussian
-    noise) is not one of ``mechanism``, or ``None`` for the Gaussian mechanism (its noise
-    multiplier is the ``sigma`` to give)."""
-    from otbound.numerics.families import GAUSSIAN
-
-    if getattr(mechanism, "family", None) is GAUSSIAN:
+    noise) is not one of ``mechanism``, or ``None`` where its family says it is
+    (``NoiseFamily.shuffled_lower_bound``; the noise multiplier is the ``sigma`` to give)."""
+    if getattr(getattr(mechanism, "family", None), "shuffled_lower_bound", False):
         return None
     return Refusal(f"no lower bound for the {mechanism.name} mechanism: Chua et al.'s pair is "
                    "computed for Gaussian noise")

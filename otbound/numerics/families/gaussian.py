@@ -22,6 +22,7 @@ class Gaussian(DensityFamily):
     worst_case_source = ("001 Thm. 4.2 and App. H, 003 Thm. 3.8: collinear, equidistant means; "
                          "002 Thm. 3.3 for chains of unequal lengths")
     unequal_chains = rotation_invariant = three_point = binomial_expansion = True
+    shuffled_lower_bound = True
 
     def log_density(self, z, scale):
         return -0.5 * (z / scale) ** 2 - math.log(scale * math.sqrt(2 * math.pi))
