@@ -63,22 +63,11 @@ def test_all_prints_a_summary_table(capsys):
     assert code == 0 and "18 of 18 derivations passed every check" in out
 
 
-def test_all_summarises_each_derivation_of_the_catalogue(capsys, monkeypatch):
-    """``derive --all`` on a catalogue of three (the whole catalogue: the slow run above, and
-    the README's ``otbound derive --all`` in a user's install, tests/test_user_install.py)."""
-    from otbound.engine import bundled
-
-    names = ("001-thm-3.6", "001-thm-F.2", "001-thm-F.3")
-    chosen = [entry for entry in bundled.bundled_derivations() if entry[1].name in names]
-    monkeypatch.setattr(bundled, "bundled_derivations", lambda: chosen)
-    code, out, _ = run_cli(capsys, "derive", "--all")
-    assert code == 0 and "3 of 3 derivations passed every check" in out
-    assert all(name in out for name in names)
-
-
 def test_all_runs_the_catalogue_on_every_core_in_its_order(tmp_path):
-    """A command-line process (not threaded) maps the derivations over forked workers: the
-    rows and the JSON reports come back in the catalogue's order."""
+    """``derive --all`` on a catalogue of three (the whole catalogue: the slow test above, and
+    the README's ``otbound derive --all`` in a user's install, tests/test_user_install.py). A
+    command-line process (not threaded) maps the derivations over forked workers: the rows and
+    the JSON reports come back in the catalogue's order."""
     import os
     import shutil
 

@@ -33,7 +33,7 @@ from otbound.numerics.limits import show
 from otbound.numerics.mechanisms import Mechanism
 from otbound.numerics.one_step import branches_delta
 from otbound.numerics.settings import Subsampling
-from otbound.numerics.units import posthoc_unit, unit_of
+from otbound.numerics.units import posthoc_unit
 
 PAIR_EPSILONS = np.geomspace(1e-4, 0.2, 40)
 """The per-step K = 1 ε' of the ``step-pair`` variant (those of 003's benchmark)."""
@@ -104,8 +104,7 @@ def _composed(setting: Subsampling, mechanism: Mechanism, count: int, accountant
     one = [subsampled_step(single, mechanism, count)]
 
     def with_accountant(each: Accountant) -> Guarantee | Refusal:
-        if each is Accountant.RDP and (refused := rdp_refusal(epsilon)
-                                       or rdp.curves_refusal(one)) is not None:
+        if each is Accountant.RDP and (refused := rdp_refusal(epsilon)) is not None:
             return refused
         composed = (pld.composed_plds(one, discretisation) if each is Accountant.PLD
                     else rdp.compose_rdp(one))
@@ -136,7 +135,7 @@ def _step_pair(setting: Subsampling, mechanism: Mechanism, count: int, accountan
                        f"exactly, got {count}; use --posthoc composed or step-profile")
     if isinstance(unit := posthoc_unit(setting), Refusal):
         return unit
-    pairs = step_pairs(setting, mechanism)
+    pairs = step_pairs(*unit, mechanism)
     if not pairs:
         return Refusal("no per-step (ε', δ) pair of the post-hoc grid has δ < 1")
 
@@ -147,10 +146,10 @@ def _step_pair(setting: Subsampling, mechanism: Mechanism, count: int, accountan
     return _solved(delta_at, count, accountant, details, delta, epsilon)
 
 
-def step_pairs(setting: Subsampling, mechanism: Mechanism) -> list[tuple[float, float]]:
+def step_pairs(unit, group: int, mechanism: Mechanism) -> list[tuple[float, float]]:
     """``(Kε', Σ_{k<K} e^{kε'} δ_1(ε'))`` for each ε' of :data:`PAIR_EPSILONS` with δ < 1,
-    ``δ_1`` the profile of the K = 1 step's dominating pairs."""
-    unit, group = unit_of(setting)
+    ``δ_1`` the profile of the K = 1 step (``unit``, :func:`~otbound.numerics.units.
+    posthoc_unit`) through its dominating pairs, ``K = group``."""
     single = subsampled_step(unit, mechanism, 1)
     deltas = np.max([branches_delta(case, PAIR_EPSILONS).upper for case in single.cases], axis=0)
     pairs = []

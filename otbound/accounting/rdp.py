@@ -94,8 +94,11 @@ def curves_refusal(steps: list[Step], orders=DEFAULT_ORDERS) -> Refusal | None:
     return None
 
 
-def compose_rdp(steps: list[Step], orders=DEFAULT_ORDERS) -> RdpCurve:
-    """The composed curve of the worst case at each order (:func:`case_curves`)."""
+def compose_rdp(steps: list[Step], orders=DEFAULT_ORDERS) -> RdpCurve | Refusal:
+    """The composed curve of the worst case at each order (:func:`case_curves`), or why the
+    curves cannot be computed (:func:`curves_refusal`, asked first)."""
+    if (refused := curves_refusal(steps, orders)) is not None:
+        return refused
     return worst_curve(case_curves(steps, orders))
 
 
